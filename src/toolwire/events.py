@@ -1,0 +1,186 @@
+"""The canonical event model: what every decoder produces and every encoder consumes.
+
+Decoders (provider wire formats, model-text extractors) turn input into these events;
+encoders turn them back into a wire format. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+CallStatus = Literal["complete", "repaired", "truncated", "invalid"]
+FinishReason = Literal["tool_calls", "stop", "length", "content_filter", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage as reported by the provider (None where it did not say)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+    @property
+    def total_tokens(self) -> int | None:
+        if self.input_tokens is None and self.output_tokens is None:
+            return None
+        return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+    def to_dict(self) -> dict[str, int]:
+        out = {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+        }
+        return {k: v for k, v in out.items() if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One finished tool call.
+
+    ``arguments`` is the final, typed value; it is None whenever the call is not fit to
+    be executed as given (status ``truncated``, or unreadable arguments). For a truncated
+    call ``partial_arguments`` holds the best-effort value, clearly not final.
+    """
+
+    id: str | None
+    name: str
+    arguments: dict[str, Any] | None
+    raw_arguments: str
+    status: CallStatus
+    repairs: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    partial_arguments: Any = None
+    name_as_sent: str | None = None
+    slot: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stable JSON shape used by the CLI."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "partial_arguments": self.partial_arguments,
+            "status": self.status,
+            "repairs": list(self.repairs),
+            "errors": list(self.errors),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """Visible text, tool markup removed."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """Reasoning / thinking text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallStarted:
+    """A new call slot: its id and name as sent (the name is normalized at finish)."""
+
+    slot: int
+    id: str | None
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentsDelta:
+    """Raw argument text appended to a slot (already de-duplicated for snapshots)."""
+
+    slot: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallFinished:
+    """A slot closed: the call after repair, coercion, naming and validation."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class StreamFinished:
+    """End of the model's turn: normalized finish reason and usage."""
+
+    finish_reason: FinishReason
+    usage: Usage | None = None
+    raw_finish_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamError:
+    """Input that could not be read; ``raw`` keeps it so nothing is lost."""
+
+    message: str
+    raw: str = ""
+
+
+Event = (
+    TextDelta
+    | ReasoningDelta
+    | CallStarted
+    | ArgumentsDelta
+    | CallFinished
+    | StreamFinished
+    | StreamError
+)
+
+
+@dataclass(slots=True)
+class StreamResult:
+    """Everything a finished stream produced, collected from its events."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    text: str = ""
+    reasoning: str = ""
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+    errors: list[StreamError] = field(default_factory=list)
+
+    @classmethod
+    def collect(cls, events: list[Event]) -> StreamResult:
+        result = cls()
+        text: list[str] = []
+        reasoning: list[str] = []
+        for ev in events:
+            if isinstance(ev, TextDelta):
+                text.append(ev.text)
+            elif isinstance(ev, ReasoningDelta):
+                reasoning.append(ev.text)
+            elif isinstance(ev, CallFinished):
+                result.calls.append(ev.call)
+            elif isinstance(ev, StreamFinished):
+                result.finish_reason = ev.finish_reason
+                result.usage = ev.usage
+            elif isinstance(ev, StreamError):
+                result.errors.append(ev)
+        result.text = "".join(text)
+        result.reasoning = "".join(reasoning)
+        return result
+
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI's JSON contract: calls, text, finish_reason, usage (+ errors if any)."""
+        out: dict[str, Any] = {
+            "calls": [c.to_dict() for c in self.calls],
+            "text": self.text,
+            "finish_reason": self.finish_reason,
+            "usage": self.usage.to_dict() if self.usage else None,
+        }
+        if self.reasoning:
+            out["reasoning"] = self.reasoning
+        if self.errors:
+            out["errors"] = [{"message": e.message, "raw": e.raw} for e in self.errors]
+        return out
