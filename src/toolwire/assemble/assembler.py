@@ -185,14 +185,17 @@ class CallAssembler:
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, text))
 
-    def close_call(self, *, index: int | None = None, id: str | None = None) -> None:
-        """The provider closed one call explicitly (e.g. Anthropic content_block_stop)."""
+    def close_call(
+        self, *, index: int | None = None, id: str | None = None, truncated: bool = False
+    ) -> None:
+        """A decoder closed one call explicitly (Anthropic content_block_stop, the end
+        marker of a text-format call). ``truncated``: the decoder knows it was cut off."""
         slot = self._by_id.get(id) if id else None
         if slot is None and index is not None:
             slot = self._by_index.get(index)
         if slot is not None and not slot.closed:
             slot.explicitly_closed = True
-            self._finish_slot(slot, truncated=False)
+            self._finish_slot(slot, truncated=truncated)
 
     def end(self, *, dropped: bool = False) -> None:
         """End of input. ``dropped``: the wire ended without its terminal message."""
