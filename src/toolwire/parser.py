@@ -65,6 +65,8 @@ class StreamParser:
             text_format = format.split(":", 1)[1]
         if text_format is not None:
             self._extractor = _text_extractor(text_format, self.assembler, self.tools)
+            if not format.startswith("text:"):
+                self.assembler.before_finish = self._extractor.close
         self._decoder: WireDecoder | None = None
         self._pending: list[bytes] = []
         if format.startswith("text:"):

@@ -15,7 +15,7 @@ Cumulative snapshots are detected and latched per slot; only the new suffix is k
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -128,6 +128,9 @@ class CallAssembler:
         self._raw_finish: str | None = None
         self._usage: Usage | None = None
         self._ended = False
+        # called before a finish reason closes open calls: a text extractor in front of
+        # a provider decoder flushes first, so its open calls are judged by it (F1)
+        self.before_finish: Callable[[], None] | None = None
         self._calls_made = 0
 
     # -- fragments in ---------------------------------------------------------------
@@ -148,6 +151,8 @@ class CallAssembler:
 
     def set_finish_reason(self, raw: str | None) -> None:
         """The provider ended the turn: finish every open call now."""
+        if self.before_finish is not None:
+            self.before_finish()
         if raw:
             self._raw_finish = raw
         self._finish_open(normalize_finish_reason(raw) == "length")
