@@ -95,9 +95,7 @@ class AutoExtractor(TextScanner):
         if family is None:
             return False
         self._hand_over(family, marker)
-        # the delegate owns the rest of the stream; park this scanner for good
-        while True:
-            yield (self.until_eof, self._forward)
+        return True  # the delegate owns the rest of the stream (feed/close forward)
 
     def _hand_over(self, family: str, marker: str) -> None:
         kwargs = dict(self._kwargs)
@@ -107,7 +105,3 @@ class AutoExtractor(TextScanner):
         rest = self._buf[self._pos :]
         self._pos = len(self._buf)
         self.delegate.feed(marker + rest)
-
-    def _forward(self, text: str) -> None:
-        assert self.delegate is not None
-        self.delegate.feed(text)

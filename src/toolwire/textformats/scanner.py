@@ -152,11 +152,17 @@ class TextScanner:
         req = self._req
         if req is None:
             return
+        idle = 0
         try:
             while True:
+                pos = self._pos
                 res = req[0](*req[1:])
                 if res is NEED:
                     break
+                # a grammar that keeps asking without consuming would spin forever
+                idle = idle + 1 if self._pos == pos else 0
+                if idle > 10_000:
+                    raise RuntimeError("the grammar made no progress")
                 req = self._gen.send(res)
         except StopIteration:
             req = None
