@@ -1,3 +1,4 @@
+# ruff: noqa: E501, RUF001  (test data: long literal model outputs; DeepSeek markers use U+FF5C)
 """Cross-family behaviour: the corpus's text cases, reasoning (F16), markers split
 across deltas (F14), look-alike markers, ids, auto detection, the model table, and
 provider streams whose text carries markup."""
@@ -17,6 +18,7 @@ from toolwire.events import CallFinished, CallStarted, TextDelta
 from toolwire.parser import StreamParser, parse_stream
 from toolwire.spec import ToolSpec
 from toolwire.textformats import FAMILIES, UnknownFamilyError, family_for_model, make_extractor
+
 
 def _find_corpus() -> Path:
     if "TOOLWIRE_CORPUS" in os.environ:
@@ -58,22 +60,27 @@ def test_corpus_text_case_F15(case: dict[str, Any]) -> None:
 # -- reasoning (F16) -------------------------------------------------------------
 
 THINK_CALL = (
-    "<think>I could call <tool_call>{\"name\": \"ping\", \"arguments\": {}}</tool_call> here"
-    "</think>Answer.<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>"
+    '<think>I could call <tool_call>{"name": "ping", "arguments": {}}</tool_call> here'
+    '</think>Answer.<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
 )
 
 
 def test_calls_inside_think_are_reasoning_by_default_F16() -> None:
     result = parse_stream(THINK_CALL, "text:hermes", TOOLS)
     assert [c.name for c in result.calls] == ["get_weather"]
-    assert result.reasoning == 'I could call <tool_call>{"name": "ping", "arguments": {}}</tool_call> here'
+    assert (
+        result.reasoning
+        == 'I could call <tool_call>{"name": "ping", "arguments": {}}</tool_call> here'
+    )
     assert result.text == "Answer."
     check_split_invariance("hermes", THINK_CALL, TOOLS, "think-F16")
 
 
 def test_calls_inside_think_kept_when_asked_F16() -> None:
     sink = CallAssembler([ToolSpec.from_dict(t) for t in TOOLS])
-    ex = make_extractor("hermes", sink, [ToolSpec.from_dict(t) for t in TOOLS], calls_in_reasoning=True)
+    ex = make_extractor(
+        "hermes", sink, [ToolSpec.from_dict(t) for t in TOOLS], calls_in_reasoning=True
+    )
     for ch in THINK_CALL:
         ex.feed(ch)
     ex.close()
@@ -88,9 +95,15 @@ def test_close_think_without_open_is_not_text_F14() -> None:
 
 
 def test_seed_think_and_harmony_analysis_are_reasoning_F16() -> None:
-    seed = "<seed:think>hmm <seed:tool_call><function=ping></function></seed:tool_call></seed:think>ok"
+    seed = (
+        "<seed:think>hmm <seed:tool_call><function=ping></function></seed:tool_call></seed:think>ok"
+    )
     r = parse_stream(seed, "text:seed_oss", TOOLS)
-    assert (r.reasoning, r.text, r.calls) == ("hmm <seed:tool_call><function=ping></function></seed:tool_call>", "ok", [])
+    assert (r.reasoning, r.text, r.calls) == (
+        "hmm <seed:tool_call><function=ping></function></seed:tool_call>",
+        "ok",
+        [],
+    )
     harmony = (
         "<|channel|>analysis<|message|>Need weather.<|end|>"
         "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json"
@@ -105,7 +118,7 @@ def test_seed_think_and_harmony_analysis_are_reasoning_F16() -> None:
 def test_harmony_final_channel_is_text_and_call_without_call_token() -> None:
     text = (
         "<|channel|>final<|message|>Sure.<|return|>"
-        '<|start|>assistant to=functions.ping<|channel|>commentary json<|message|>{}'
+        "<|start|>assistant to=functions.ping<|channel|>commentary json<|message|>{}"
     )
     r = parse_stream(text, "text:harmony", TOOLS)
     assert r.text == "Sure."
@@ -153,7 +166,10 @@ def test_kimi_ids_round_trip_F18() -> None:
         "<|tool_calls_section_end|>"
     )
     r = parse_stream(text, "text:kimi_k2", TOOLS)
-    assert [(c.id, c.name) for c in r.calls] == [("functions.get_weather:0", "get_weather"), ("functions.ping:1", "ping")]
+    assert [(c.id, c.name) for c in r.calls] == [
+        ("functions.get_weather:0", "get_weather"),
+        ("functions.ping:1", "ping"),
+    ]
     r = parse_stream(text, "text:kimi_k2", [])
     assert [c.name for c in r.calls] == ["get_weather", "ping"]
 
@@ -192,11 +208,19 @@ def test_qwen3_coder_missing_parameter_close() -> None:
 def test_truncated_xml_call_keeps_whole_parameters_as_partial_F1() -> None:
     text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n<parameter=days>\n2"
     (call,) = parse_stream(text, "text:qwen3_coder", TOOLS).calls
-    assert (call.status, call.arguments, call.partial_arguments) == ("truncated", None, {"city": "Oslo"})
+    assert (call.status, call.arguments, call.partial_arguments) == (
+        "truncated",
+        None,
+        {"city": "Oslo"},
+    )
 
 
 def test_llama3_bare_json_only_when_it_names_a_call() -> None:
-    r = parse_stream('{"name": "ping", "parameters": {}}; {"name": "get_weather", "parameters": {"city": "Oslo"}}', "text:llama3_json", TOOLS)
+    r = parse_stream(
+        '{"name": "ping", "parameters": {}}; {"name": "get_weather", "parameters": {"city": "Oslo"}}',
+        "text:llama3_json",
+        TOOLS,
+    )
     assert [c.name for c in r.calls] == ["ping", "get_weather"]
     r = parse_stream('{"answer": 42}', "text:llama3_json", TOOLS)
     assert (r.calls, r.text) == ([], '{"answer": 42}')
@@ -212,7 +236,11 @@ def test_hermes_envelope_in_other_key_order_and_string_arguments_F9() -> None:
 
 
 def test_end_of_stream_right_after_the_marker_is_truncated_F1() -> None:
-    for family, text in [("hermes", "x <tool_call>\n"), ("kimi_k2", "<|tool_calls_section_begin|>"), ("mistral", "[TOOL_CALLS]")]:
+    for family, text in [
+        ("hermes", "x <tool_call>\n"),
+        ("kimi_k2", "<|tool_calls_section_begin|>"),
+        ("mistral", "[TOOL_CALLS]"),
+    ]:
         r = parse_stream(text, f"text:{family}", TOOLS)
         assert [c.status for c in r.calls] == ["truncated"], family
 
@@ -223,10 +251,13 @@ AUTO = [
     ('Hi <tool_call>\n{"name": "ping", "arguments": {}}\n</tool_call>', "hermes"),
     ("<tool_call>\n<function=ping>\n</function>\n</tool_call>", "qwen3_coder"),
     ("<tool_call>ping\n</tool_call>", "glm47"),
-    ('[TOOL_CALLS]ping[ARGS]{}', "mistral"),
+    ("[TOOL_CALLS]ping[ARGS]{}", "mistral"),
     ("[ping()]", "pythonic"),
     ('{"name": "ping", "parameters": {}}', "llama3_json"),
-    ('<|tool_calls_section_begin|><|tool_call_begin|>functions.ping:0<|tool_call_argument_begin|>{}<|tool_call_end|>', "kimi_k2"),
+    (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.ping:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
+        "kimi_k2",
+    ),
     ('<minimax:tool_call><invoke name="ping"></invoke></minimax:tool_call>', "minimax_m2"),
     ("<start_function_call>call:ping{}<end_function_call>", "functiongemma"),
     ('<think>hmm</think><tool_calls>[{"name": "ping", "arguments": {}}]</tool_calls>', "jamba"),
@@ -289,18 +320,23 @@ def test_unknown_family_is_a_clear_error() -> None:
 
 def _sse(contents: list[str], finish: str = "stop") -> str:
     frames = [
-        {"choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]} for c in contents
+        {"choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]}
+        for c in contents
     ]
     frames.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
     return "".join(f"data: {json.dumps(f)}\n\n" for f in frames) + "data: [DONE]\n\n"
 
 
 def test_openai_chat_with_text_format_extracts_calls_from_content() -> None:
-    body = 'Checking.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    body = (
+        'Checking.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    )
     pieces = [body[i : i + 5] for i in range(0, len(body), 5)]
     r = parse_stream(_sse(pieces), "openai-chat", TOOLS, text_format="hermes")
     assert r.text == "Checking."
-    assert [(c.name, c.arguments, c.status) for c in r.calls] == [("get_weather", {"city": "Oslo"}, "complete")]
+    assert [(c.name, c.arguments, c.status) for c in r.calls] == [
+        ("get_weather", {"city": "Oslo"}, "complete")
+    ]
     assert r.finish_reason == "tool_calls"
 
 
