@@ -10,8 +10,9 @@ Peers, all in this run on the same streams:
 The peers are given the data lines already split out of the SSE framing (their SSE
 parsing is not timed, which favours them) and decode each with ``orjson.loads`` (the
 cheapest decoding any client could do); toolwire is timed on raw SSE bytes in 4 KB
-reads, whole pipeline (SSE, JSON, assembly, repair ladder, schema validation). The floor is ``orjson.loads``
-on each data line and nothing else. Figures are medians; ratios come from this run.
+reads, whole pipeline (SSE, JSON, assembly, repair ladder, schema validation).
+The floor is ``orjson.loads`` on each data line and nothing else.
+Figures are medians; ratios come from this run.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def peer_openai(lines: list[bytes]) -> Callable[[], None]:
         for i, line in enumerate(lines):
             state.handle_chunk(ChatCompletionChunk.construct(**orjson.loads(line)))
             if time.perf_counter() - t0 > PEER_BUDGET_S:
-                raise Bound(time.perf_counter() - t0, i + 1, len(dicts))
+                raise Bound(time.perf_counter() - t0, i + 1, len(lines))
         state.get_final_completion()
 
     return run
@@ -170,8 +171,9 @@ def peers(size: int, delta: int, repeats: int) -> None:
         except Bound as b:
             share = b.done / b.total
             print(
-                f"{name:<16} {'>' + format(b.elapsed * 1000, '.0f'):>12} {'>' + format(b.elapsed / ours, '.0f'):>13}x "
-                f"faster (stopped after {b.elapsed:.0f} s at {share:.0%} of the deltas)"
+                f"{name:<16} {'>' + format(b.elapsed * 1000, '.0f'):>12} "
+                f"{'>' + format(b.elapsed / ours, '.0f'):>13}x faster"
+                f" (stopped after {b.elapsed:.0f} s at {share:.0%} of the deltas)"
             )
 
 
