@@ -43,11 +43,11 @@ Repair names (``RepairResult.repairs``)
 ``single_quote``         a single-quoted string
 ``inner_quote``          a ``"`` inside a string that is not its end was kept as content
 ``invalid_escape``       an unknown escape (``\\d``) was kept literally (``\\'`` read as ``'``)
-``python_constant``      ``True``/``False``/``None`` (or ``TRUE``, ``NULL``, ``undefined``) as JSON constants
+``python_constant``      ``True``/``False``/``None`` (``TRUE``, ``NULL``, ``undefined``) read
 ``non_finite_number``    ``NaN``/``Infinity``/``-Infinity`` read as floats
-``invalid_number``       a number JSON does not allow (``.5``, ``2.``, ``1_000``, a cut exponent) was read
+``invalid_number``       a number JSON does not allow (``.5``, ``2.``, ``1_000``, ``2e``)
 ``tuple``                a parenthesized Python tuple read as an array
-``function_call``        a call around a value (``NumberLong("2")``, JSONP ``cb({...})``) was removed
+``function_call``        a call around a value (``NumberLong("2")``, JSONP ``cb({...})``)
 ``ellipsis``             a ``...`` placeholder inside a container was removed
 ``string_concatenation`` ``"a" + "b"`` was joined
 ``stray_text``           a stray word inside an object before a real key was removed
