@@ -5,8 +5,8 @@ characters are consumed by compiled regexes (C speed) and collected as slices in
 list, never by ``+=`` on a string. Decisions about an ambiguous quote look ahead a
 bounded distance (the whitespace after it, or one object key). The one place that
 re-reads text -- a string that runs to the end of the input although the input ends
-with a closer, cut back at its first delimiter -- draws on a budget of ``len(text)``
-characters, so the total work stays below ``2 * len(text)``.
+with a closer, cut back at its first delimiter -- draws on a budget of ``2 * len(text)``
+characters, so the total work stays below ``3 * len(text)``.
 
 The parser never raises: :func:`parse_lenient` returns a :class:`LenientOutcome`.
 """
@@ -186,7 +186,9 @@ def _join_surrogates(s: str) -> str:
 
 
 class _Parser:
-    __slots__ = ("budget", "depth", "i", "n", "prefix", "repairs", "s", "stack", "truncated")
+    __slots__ = (
+        "budget", "depth", "found", "i", "n", "prefix", "repairs", "s", "stack", "truncated",
+    )
 
     def __init__(self, text: str, prefix: bool) -> None:
         self.s = text
@@ -197,7 +199,22 @@ class _Parser:
         self.truncated = False
         self.stack: list[str] = []  # expected closers of the open containers
         self.depth = 0
-        self.budget = len(text)  # characters we may re-read (see module docstring)
+        self.budget = 2 * len(text) + 64  # characters we may re-read (module docstring)
+        # Last search per needle: (searched from, found at or -1). Comment ends are
+        # looked up again and again from nearby positions; without this, `"a" // "a" //`
+        # on one long line would cost a scan to the end for every quote.
+        self.found: dict[str, tuple[int, int]] = {}
+
+    def find(self, needle: str, i: int) -> int:
+        """``self.s.find(needle, i)``, remembering the answer for later, larger ``i``."""
+        cached = self.found.get(needle)
+        if cached is not None:
+            start, at = cached
+            if start <= i and (at < 0 or i <= at):
+                return at
+        at = self.s.find(needle, i)
+        self.found[needle] = (i, at)
+        return at
 
     # -- bookkeeping -------------------------------------------------------------
 
@@ -218,15 +235,15 @@ class _Parser:
                 i += 1
             elif c == "/" and i + 1 < n and s[i + 1] == "/":
                 self.rep("comment")
-                j = s.find("\n", i)
+                j = self.find("\n", i)
                 i = n if j < 0 else j
             elif c == "/" and i + 1 < n and s[i + 1] == "*":
                 self.rep("comment")
-                j = s.find("*/", i + 2)
+                j = self.find("*/", i + 2)
                 i = n if j < 0 else j + 2
             elif c == "#":
                 self.rep("comment")
-                j = s.find("\n", i)
+                j = self.find("\n", i)
                 i = n if j < 0 else j
             else:
                 break
@@ -242,13 +259,13 @@ class _Parser:
             if c in _WS or c in _SPECIAL_WS:
                 i += 1
             elif c == "/" and i + 1 < n and s[i + 1] == "/":
-                j = s.find("\n", i)
+                j = self.find("\n", i)
                 i = n if j < 0 else j
             elif c == "/" and i + 1 < n and s[i + 1] == "*":
-                j = s.find("*/", i + 2)
+                j = self.find("*/", i + 2)
                 i = n if j < 0 else j + 2
             elif c == "#":
-                j = s.find("\n", i)
+                j = self.find("\n", i)
                 i = n if j < 0 else j
             else:
                 break
@@ -329,7 +346,7 @@ class _Parser:
         return self.bareword(ctx)
 
     def string_value(self, ctx: int) -> Any:
-        value = self.string(ctx)
+        pieces = [self.string(ctx)]
         # "a" + "b": JavaScript string concatenation.
         while True:
             j = self.peek(self.i)
@@ -338,12 +355,12 @@ class _Parser:
                 if k < self.n and self.s[k] in _OPEN_QUOTES:
                     self.rep("string_concatenation")
                     self.i = k
-                    value += self.string(ctx)
+                    pieces.append(self.string(ctx))
                     continue
                 if k >= self.n:
                     self.rep("string_concatenation")
                     self.i = k
-            return value
+            return pieces[0] if len(pieces) == 1 else "".join(pieces)
 
     def enter(self, closer: str) -> None:
         self.depth += 1
@@ -926,6 +943,8 @@ class _Parser:
         if not self.prefix and ctx != _KEY:
             last = len(s.rstrip()) - 1
             if last >= start and s[last] in ",]}" and self.budget > 0:
+                self.budget -= last - start  # the delimiter scan below
+
                 # ["hello, world] ends with a closer: the string's end quote is more
                 # likely missing before a delimiter than at the very end.
                 for m in _FIRST_DELIM.finditer(s, start, last + 1):
@@ -934,7 +953,7 @@ class _Parser:
                         k = self.peek(d + 1)
                         if not (k <= last and (s[k] == "}" or _KEY_AHEAD.match(s, k))):
                             continue
-                    self.budget -= n - start
+                    self.budget -= n - d
                     if self.budget < 0:
                         break
                     self.rep("missing_quote")
