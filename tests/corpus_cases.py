@@ -30,8 +30,15 @@ class Case:
         """Stable id: file, test name and a hash of input + options."""
         r = self.row
         digest = hashlib.sha1(
-            (r["test"] + "\0" + r["input"] + "\0" + json.dumps(r["options"], sort_keys=True)
-             + "\0" + json.dumps(r["expected"], sort_keys=True)).encode("utf-8", "surrogatepass")
+            (
+                r["test"]
+                + "\0"
+                + r["input"]
+                + "\0"
+                + json.dumps(r["options"], sort_keys=True)
+                + "\0"
+                + json.dumps(r["expected"], sort_keys=True)
+            ).encode("utf-8", "surrogatepass")
         ).hexdigest()[:10]
         test = r["test"].split(" > ")[-1][:40].replace(" ", "_")
         return f"{self.file}:{test}:{digest}"

@@ -45,11 +45,15 @@ class OpenAIChatDecoder(SSEWireDecoder):
             raw = message.data
             try:
                 chunk = loads(raw)
+            except orjson.JSONDecodeError:
+                self.dispatch(message)  # [DONE], or broken JSON for the repair ladder
+                continue
+            try:
                 choices = chunk["choices"]
                 if len(choices) == 1 and chunk.get("usage") is None:
                     choice = choices[0]
                     delta = choice["delta"]
-                    if len(delta) == 1 and choice["finish_reason"] is None and choice["index"] == 0:
+                    if len(delta) == 1 and choice["finish_reason"] is None and not choice["index"]:
                         (tc,) = delta["tool_calls"]
                         index = tc["index"]
                         function = tc["function"]
@@ -59,7 +63,13 @@ class OpenAIChatDecoder(SSEWireDecoder):
                                 continue
             except Exception:
                 pass  # not the common shape: the general path below decides
-            self.dispatch(message)
+            if type(chunk) is not dict:
+                self.sink.error("openai-chat message is not a JSON object", raw)
+                continue
+            try:
+                self.on_chunk(chunk, raw)
+            except Exception as exc:  # an unexpected shape must not end the stream
+                self.sink.error(f"could not interpret openai-chat message: {exc!r}", raw)
 
     def on_message(self, message: SSEMessage) -> None:
         data = message.data

@@ -73,4 +73,4 @@ def extract_candidates(text: str) -> tuple[list[Extracted], list[Extracted]]:
 def _opens_before(text: str, pos: int) -> bool:
     """Does a JSON value start before ``pos`` (so the fence is inside it)?"""
     head = text[:pos]
-    return any(ch in head for ch in "{[\"")
+    return any(ch in head for ch in '{["')

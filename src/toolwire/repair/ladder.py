@@ -69,8 +69,9 @@ def _repair(text: str) -> RepairResult:
 
     before, after = extract_candidates(text)
     if before and not before[0].text:
-        return RepairResult(None, False, (), False,
-                            "several JSON values in code fences; expected exactly one")
+        return RepairResult(
+            None, False, (), False, "several JSON values in code fences; expected exactly one"
+        )
     result = _read_candidates([*before, Extracted(text, ())], text)
     if result.ok or not after or (result.error or "").startswith("several"):
         return result

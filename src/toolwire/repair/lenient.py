@@ -140,14 +140,25 @@ def parse_lenient(text: str, *, prefix: bool = False) -> LenientOutcome:
     try:
         value = parser.parse()
     except _Fail as exc:
-        return LenientOutcome(None, False, tuple(parser.repairs), parser.truncated,
-                              f"{exc.message} at position {exc.pos}")
+        return LenientOutcome(
+            None,
+            False,
+            tuple(parser.repairs),
+            parser.truncated,
+            f"{exc.message} at position {exc.pos}",
+        )
     except RecursionError:
-        return LenientOutcome(None, False, tuple(parser.repairs), parser.truncated,
-                              "input nested too deeply")
+        return LenientOutcome(
+            None, False, tuple(parser.repairs), parser.truncated, "input nested too deeply"
+        )
     except Exception as exc:  # the parser must never raise
-        return LenientOutcome(None, False, tuple(parser.repairs), parser.truncated,
-                              f"internal error {type(exc).__name__}: {exc}")
+        return LenientOutcome(
+            None,
+            False,
+            tuple(parser.repairs),
+            parser.truncated,
+            f"internal error {type(exc).__name__}: {exc}",
+        )
     return LenientOutcome(value, True, tuple(parser.repairs), parser.truncated)
 
 
@@ -187,7 +198,16 @@ def _join_surrogates(s: str) -> str:
 
 class _Parser:
     __slots__ = (
-        "budget", "depth", "found", "i", "n", "prefix", "repairs", "s", "stack", "truncated",
+        "budget",
+        "depth",
+        "found",
+        "i",
+        "n",
+        "prefix",
+        "repairs",
+        "s",
+        "stack",
+        "truncated",
     )
 
     def __init__(self, text: str, prefix: bool) -> None:
@@ -758,8 +778,12 @@ class _Parser:
             self.rep("smart_quote")
         start = i = i + 1
         doubled = False
-        if q == '"' and i + 1 < n and s[i] == '"' and s[i + 1] != '"' and not self.ends_string(
-            i + 1, ctx, 0
+        if (
+            q == '"'
+            and i + 1 < n
+            and s[i] == '"'
+            and s[i + 1] != '"'
+            and not self.ends_string(i + 1, ctx, 0)
         ):
             # ""key"": doubled quotes around a whole string.
             doubled = True
@@ -807,8 +831,11 @@ class _Parser:
                     i += 1
                 continue
             if c in closers:
-                if doubled and i + 1 < n and s[i + 1] == '"' and self.ends_string(
-                    i + 2, ctx, inner_open
+                if (
+                    doubled
+                    and i + 1 < n
+                    and s[i + 1] == '"'
+                    and self.ends_string(i + 2, ctx, inner_open)
                 ):
                     self.i = i + 2
                     return "".join(parts)
