@@ -1,0 +1,354 @@
+"""The call assembler: fragments from any decoder → slots → canonical events.
+
+Decoders call ``text``, ``reasoning``, ``tool``, ``close_call``, ``set_finish_reason``,
+``set_usage`` and ``error``; the owner drains ``events``. All state lives in this
+object, one per stream (F23).
+
+Slot routing (F3–F8, F19, F20): a fragment with an id goes to that id's slot (a new id
+at a used index opens a new slot, F3/F6); a late id is adopted by the index's slot when
+that slot has none yet; a fragment without id goes to its index's slot (0 is an index,
+F20), or, without index, to the most recent open slot (F4). Name and id are set once;
+a different name for the same call is recorded as a conflict, never concatenated (F8).
+Cumulative snapshots are detected and latched per slot; only the new suffix is kept
+(F7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import orjson
+
+from toolwire.assemble.jsonscan import JsonScanner
+from toolwire.events import (
+    ArgumentsDelta,
+    CallFinished,
+    CallStarted,
+    Event,
+    FinishReason,
+    ReasoningDelta,
+    StreamError,
+    StreamFinished,
+    TextDelta,
+    ToolCall,
+    Usage,
+)
+from toolwire.finish import NOT_GIVEN, CallFinisher
+from toolwire.repair import partial_value
+from toolwire.spec import ToolSpec
+
+_FINISH_REASONS: dict[str, FinishReason] = {
+    "stop": "stop",
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "eos": "stop",
+    "complete": "stop",
+    "completed": "stop",
+    "pause_turn": "stop",
+    "tool_calls": "tool_calls",
+    "tool_use": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "max_tokens": "length",
+    "model_length": "length",
+    "max_output_tokens": "length",
+    "incomplete": "length",
+    "content_filter": "content_filter",
+    "refusal": "content_filter",
+    "safety": "content_filter",
+    "recitation": "content_filter",
+    "blocklist": "content_filter",
+    "prohibited_content": "content_filter",
+    "spii": "content_filter",
+    "error": "error",
+    "failed": "error",
+}
+
+
+def normalize_finish_reason(raw: str | None) -> FinishReason | None:
+    """Map a provider's stop reason onto the canonical set (unknown → stop)."""
+    if raw is None:
+        return None
+    return _FINISH_REASONS.get(raw.lower(), "stop")
+
+
+class _Slot:
+    __slots__ = (
+        "closed",
+        "cumulative",
+        "errors",
+        "explicitly_closed",
+        "id",
+        "index",
+        "name",
+        "number",
+        "object_value",
+        "parts",
+        "repairs",
+        "scan",
+        "size",
+        "started_event",
+    )
+
+    def __init__(self, number: int, index: int | None, id: str | None) -> None:
+        self.number = number
+        self.index = index
+        self.id = id
+        self.name: str | None = None
+        self.parts: list[str] = []
+        self.size = 0
+        self.scan = JsonScanner()
+        self.cumulative = False
+        self.object_value: Any = NOT_GIVEN
+        self.closed = False
+        self.explicitly_closed = False
+        self.started_event = False
+        self.repairs: list[str] = []
+        self.errors: list[str] = []
+
+    def raw(self) -> str:
+        if len(self.parts) > 1:
+            self.parts = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+
+class CallAssembler:
+    """Assembles calls for one stream. Not thread-safe; one per stream."""
+
+    def __init__(
+        self, tools: Iterable[ToolSpec] = (), *, finisher: CallFinisher | None = None
+    ) -> None:
+        self.finisher = finisher if finisher is not None else CallFinisher(tools)
+        self.events: list[Event] = []
+        self._slots: list[_Slot] = []
+        self._by_id: dict[str, _Slot] = {}
+        self._by_index: dict[int, _Slot] = {}
+        self._open: _Slot | None = None  # most recent slot, for fragments without index
+        self._raw_finish: str | None = None
+        self._usage: Usage | None = None
+        self._ended = False
+        self._calls_made = 0
+
+    # -- fragments in ---------------------------------------------------------------
+
+    def text(self, text: str) -> None:
+        if text:
+            self.events.append(TextDelta(text))
+
+    def reasoning(self, text: str) -> None:
+        if text:
+            self.events.append(ReasoningDelta(text))
+
+    def error(self, message: str, raw: str = "") -> None:
+        self.events.append(StreamError(message, raw))
+
+    def set_usage(self, usage: Usage) -> None:
+        self._usage = usage
+
+    def set_finish_reason(self, raw: str | None) -> None:
+        """The provider ended the turn: finish every open call now."""
+        if raw:
+            self._raw_finish = raw
+        self._finish_open(normalize_finish_reason(raw) == "length")
+
+    def tool(
+        self,
+        index: int | None,
+        id: str | None,
+        name: str | None,
+        arguments: str | Mapping[str, Any] | list[Any] | None,
+    ) -> None:
+        """One tool-call fragment: any of header (id, name) and argument text/object."""
+        slot = self._route(index, id or None, name or None, arguments)
+        if name and slot.name != name:
+            if slot.name is None:
+                slot.name = name
+            elif not name.startswith(slot.name) or len(name) == len(slot.name):
+                slot.errors.append(f"conflicting names for one call: {slot.name!r} and {name!r}")
+            elif name.startswith(slot.name):
+                # a cumulative name snapshot ("read", "read_file"): keep the longest
+                slot.name = name
+        if not slot.started_event and slot.name is not None:
+            slot.started_event = True
+            self.events.append(CallStarted(slot.number, slot.id, slot.name))
+        if arguments is None:
+            return
+        if isinstance(arguments, str):
+            self._append(slot, arguments)
+        else:
+            # F10: an object instead of a JSON string; it replaces, like a snapshot
+            slot.object_value = arguments
+            text = orjson.dumps(arguments).decode()
+            slot.parts = [text]
+            slot.size = len(text)
+            if slot.started_event:
+                self.events.append(ArgumentsDelta(slot.number, text))
+
+    def close_call(
+        self, *, index: int | None = None, id: str | None = None, truncated: bool = False
+    ) -> None:
+        """A decoder closed one call explicitly (Anthropic content_block_stop, the end
+        marker of a text-format call). ``truncated``: the decoder knows it was cut off."""
+        slot = self._by_id.get(id) if id else None
+        if slot is None and index is not None:
+            slot = self._by_index.get(index)
+        if slot is not None and not slot.closed:
+            slot.explicitly_closed = True
+            self._finish_slot(slot, truncated=truncated)
+
+    def end(self, *, dropped: bool = False) -> None:
+        """End of input. ``dropped``: the wire ended without its terminal message."""
+        if self._ended:
+            return
+        self._ended = True
+        length = normalize_finish_reason(self._raw_finish) == "length"
+        self._finish_open(length or dropped)
+        reason = normalize_finish_reason(self._raw_finish)
+        if reason is None:
+            reason = "error" if dropped else "stop"
+            if dropped:
+                self.error("the stream ended without a finish reason (connection dropped?)")
+        if reason == "stop" and self._calls_made:
+            reason = "tool_calls"  # F17: calls were made
+        self.events.append(StreamFinished(reason, self._usage, self._raw_finish))
+
+    def drain(self) -> list[Event]:
+        out = self.events
+        self.events = []
+        return out
+
+    # -- queries ----------------------------------------------------------------------
+
+    def partial_arguments(self, slot_number: int) -> Any:
+        """Best-effort value of a slot's arguments so far (for UIs). O(size) per call:
+        ask when you need it, not on every delta."""
+        slot = self._slots[slot_number]
+        if slot.object_value is not NOT_GIVEN:
+            return slot.object_value
+        return partial_value(slot.raw())
+
+    # -- internals --------------------------------------------------------------------
+
+    def _new_slot(self, index: int | None, id: str | None) -> _Slot:
+        slot = _Slot(len(self._slots), index, id)
+        self._slots.append(slot)
+        if id:
+            self._by_id[id] = slot
+        if index is not None:
+            self._by_index[index] = slot
+        self._open = slot
+        return slot
+
+    def _route(
+        self, index: int | None, id: str | None, name: str | None, arguments: object
+    ) -> _Slot:
+        if id is not None:
+            slot = self._by_id.get(id)
+            if slot is not None:
+                return slot
+            if index is not None:
+                slot = self._by_index.get(index)
+                if slot is not None and slot.id is None and not slot.closed:
+                    slot.id = id  # late id: adopt it
+                    self._by_id[id] = slot
+                    return slot
+            elif self._open is not None and self._open.id is None and not self._open.closed:
+                self._open.id = id
+                self._by_id[id] = self._open
+                return self._open
+            return self._new_slot(index, id)
+        if index is not None:
+            slot = self._by_index.get(index)
+        else:
+            slot = self._open
+        if slot is None or slot.closed:
+            return self._new_slot(index, None)
+        if (
+            name is not None
+            and slot.scan.balanced
+            and isinstance(arguments, str)
+            and arguments.lstrip()[:1] in ("{", "[")
+            and not slot.cumulative
+        ):
+            # a second call at the same position with no id: never {..}{..} (F3)
+            return self._new_slot(index, None)
+        return slot
+
+    def _append(self, slot: _Slot, text: str) -> None:
+        if not text:
+            return
+        if slot.closed:
+            slot.errors.append("argument text arrived after the call was finished")
+            return
+        size = slot.size
+        if slot.cumulative or (size and len(text) >= size and text.startswith(slot.raw())):
+            # F7: a snapshot repeating everything so far; keep only the new suffix
+            if not slot.cumulative:
+                slot.cumulative = True
+                slot.repairs.append("cumulative_snapshots")
+            if text.startswith(slot.raw()):
+                text = text[size:]
+            else:
+                slot.errors.append("a cumulative snapshot did not extend the previous one")
+                slot.parts = []
+                slot.size = 0
+                slot.scan = JsonScanner()
+            if not text:
+                return
+        slot.parts.append(text)
+        slot.size += len(text)
+        slot.scan.feed(text)
+        if slot.started_event:
+            self.events.append(ArgumentsDelta(slot.number, text))
+
+    def _finish_open(self, last_cut: bool) -> None:
+        open_slots = [s for s in self._slots if not s.closed]
+        for i, slot in enumerate(open_slots):
+            self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)
+
+    def _finish_slot(self, slot: _Slot, *, truncated: bool) -> None:
+        slot.closed = True
+        if self._open is slot:
+            self._open = None
+        name = slot.name
+        if name is None:
+            name = ""
+            slot.errors.append("the call never received a name")
+        if not slot.started_event:
+            slot.started_event = True
+            self.events.append(CallStarted(slot.number, slot.id, name))
+            if slot.size:
+                self.events.append(ArgumentsDelta(slot.number, slot.raw()))
+        raw = slot.raw()
+        call: ToolCall = self.finisher.finish(
+            id=slot.id,
+            name=name,
+            raw_arguments=raw,
+            value=slot.object_value,
+            truncated=truncated,
+            slot=slot.number,
+            repairs=slot.repairs,
+            errors=slot.errors,
+        )
+        if not name:
+            call = _as_invalid(call)
+        self._calls_made += 1
+        self.events.append(CallFinished(call))
+
+
+def _as_invalid(call: ToolCall) -> ToolCall:
+    if call.status == "truncated":
+        return call
+    return ToolCall(
+        id=call.id,
+        name=call.name,
+        arguments=call.arguments,
+        raw_arguments=call.raw_arguments,
+        status="invalid",
+        repairs=call.repairs,
+        errors=call.errors,
+        partial_arguments=call.partial_arguments,
+        name_as_sent=call.name_as_sent,
+        slot=call.slot,
+    )

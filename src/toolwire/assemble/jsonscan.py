@@ -1,0 +1,84 @@
+"""Incremental JSON structure scanner: O(len(delta)) per delta.
+
+Carries only depth, in-string and pending-escape state across deltas. Runs of ordinary
+characters are skipped with compiled regexes, so long strings cost C speed rather than
+a Python step per character. It does not validate: the value is parsed once, when it
+closes (or when a consumer asks for a partial value).
+"""
+
+from __future__ import annotations
+
+import re
+
+_STRUCTURE = re.compile(r'["{}\[\]]')
+_STRING_STOP = re.compile(r'["\\]')
+
+
+class JsonScanner:
+    """Tracks where a JSON value opens and closes across fed deltas."""
+
+    __slots__ = ("consumed", "depth", "escape", "in_string", "started", "values_closed")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.in_string = False
+        self.escape = False
+        self.started = False  # saw the first structural character
+        self.values_closed = 0  # top-level containers that closed so far
+        self.consumed = 0  # characters fed so far
+
+    @property
+    def balanced(self) -> bool:
+        """A container opened and every container and string is closed again."""
+        return self.started and self.depth == 0 and not self.in_string
+
+    def feed(self, text: str) -> int:
+        """Scan ``text``; return the offset just past the first top-level value that
+        closed in it, or -1 when none did. Scanning continues to the end either way."""
+        n = len(text)
+        self.consumed += n
+        pos = 0
+        first_close = -1
+        if self.escape and n:
+            self.escape = False
+            pos = 1
+        depth = self.depth
+        in_string = self.in_string
+        string_stop = _STRING_STOP.search
+        structure = _STRUCTURE.search
+        while pos < n:
+            if in_string:
+                m = string_stop(text, pos)
+                if m is None:
+                    break
+                i = m.start()
+                if text[i] == "\\":
+                    if i + 1 >= n:
+                        self.escape = True
+                        pos = n
+                        break
+                    pos = i + 2
+                else:
+                    in_string = False
+                    pos = i + 1
+            else:
+                m = structure(text, pos)
+                if m is None:
+                    break
+                i = m.start()
+                c = text[i]
+                pos = i + 1
+                if c == '"':
+                    in_string = True
+                elif c == "{" or c == "[":
+                    depth += 1
+                    self.started = True
+                elif depth > 0:
+                    depth -= 1
+                    if depth == 0:
+                        self.values_closed += 1
+                        if first_close < 0:
+                            first_close = pos
+        self.depth = depth
+        self.in_string = in_string
+        return first_close

@@ -1,0 +1,160 @@
+"""The finisher: a closed slot's raw arguments → a ToolCall with an honest status.
+
+repair (text → value) → name normalization → schema coercion → validation. Each step
+that changed something is named in ``repairs``; problems a model can act on go into
+``errors``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from jsonschema import exceptions as jsonschema_exceptions
+from jsonschema import validators
+
+from toolwire.coerce import coerce_arguments
+from toolwire.events import CallStatus, ToolCall
+from toolwire.names import resolve_tool_name, unknown_tool_message
+from toolwire.repair import repair_json
+from toolwire.spec import ToolSpec
+
+
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN: Final = _NotGiven()
+
+_MAX_ERRORS = 8
+
+
+def _path(error: jsonschema_exceptions.ValidationError) -> str:
+    parts = [str(p) for p in error.absolute_path]
+    return ".".join(parts)
+
+
+def describe_violation(error: jsonschema_exceptions.ValidationError) -> str:
+    """A validation error phrased for the model that made the call."""
+    where = _path(error)
+    if error.validator == "required":
+        return f"missing required argument: {error.message.split(' is a required')[0]}"
+    if error.validator == "additionalProperties":
+        return f"unexpected argument: {error.message}"
+    return f"argument {where}: {error.message}" if where else f"arguments: {error.message}"
+
+
+class SchemaValidator:
+    """A compiled JSON Schema validator for one tool (built once, reused per call)."""
+
+    __slots__ = ("_error", "_validator")
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self._error: str | None = None
+        cls = validators.validator_for(schema)
+        try:
+            cls.check_schema(schema)
+        except jsonschema_exceptions.SchemaError as exc:
+            self._error = f"the tool's schema is not valid JSON Schema: {exc.message}"
+        self._validator = cls(schema)
+
+    def errors(self, value: Any) -> list[str]:
+        if self._error is not None:
+            return [self._error]
+        found = sorted(self._validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+        return [describe_violation(e) for e in found[:_MAX_ERRORS]]
+
+
+class CallFinisher:
+    """Turns raw call data into ToolCalls against a set of declared tools.
+
+    With no declared tools, names are kept as sent and nothing is validated.
+    """
+
+    def __init__(self, tools: Iterable[ToolSpec] = ()) -> None:
+        self.tools: dict[str, ToolSpec] = {t.name: t for t in tools}
+        self._validators: dict[str, SchemaValidator] = {}
+
+    def validator(self, name: str) -> SchemaValidator:
+        found = self._validators.get(name)
+        if found is None:
+            found = self._validators[name] = SchemaValidator(self.tools[name].parameters)
+        return found
+
+    def finish(
+        self,
+        *,
+        id: str | None,
+        name: str,
+        raw_arguments: str,
+        value: Any = NOT_GIVEN,
+        truncated: bool = False,
+        slot: int = 0,
+        repairs: Iterable[str] = (),
+        errors: Iterable[str] = (),
+    ) -> ToolCall:
+        """Finish one call. ``value`` is given when the wire carried an object (F10)."""
+        done: list[str] = list(repairs)
+        problems: list[str] = list(errors)
+        final_name = name
+        known: ToolSpec | None = None
+        if self.tools:
+            match = resolve_tool_name(name, self.tools)
+            if match.name is not None:
+                final_name = match.name
+                known = self.tools[match.name]
+                if match.repair:
+                    done.append(match.repair)
+            else:
+                problems.append(unknown_tool_message(name, match, self.tools))
+
+        readable = True
+        if value is NOT_GIVEN:
+            if not raw_arguments.strip():
+                value = {}  # F2: a tool with no parameters sends "" or nothing
+            else:
+                result = repair_json(raw_arguments)
+                done.extend(result.repairs)
+                truncated = truncated or result.truncated
+                value = result.value
+                if not result.ok:
+                    readable = False
+                    problems.append(f"arguments are not readable JSON: {result.error}")
+
+        def make(status: CallStatus, arguments: dict[str, Any] | None, partial: Any) -> ToolCall:
+            return ToolCall(
+                id=id,
+                name=final_name,
+                arguments=arguments,
+                raw_arguments=raw_arguments,
+                status=status,
+                repairs=tuple(done),
+                errors=tuple(problems),
+                partial_arguments=partial,
+                name_as_sent=name,
+                slot=slot,
+            )
+
+        if truncated:
+            # F1: never present a cut-off call as final; the best effort stays visible.
+            problems.append("arguments were cut off before they closed")
+            return make("truncated", None, value)
+        if not readable:
+            return make("invalid", None, None)
+        if value is None and raw_arguments.strip() == "null":
+            value = {}
+            done.append("null_arguments")
+        if known is not None:
+            coerced = coerce_arguments(value, known.parameters)
+            value = coerced.value
+            done.extend(coerced.repairs)
+            problems.extend(coerced.errors)
+        if not isinstance(value, dict):
+            problems.append(f"arguments must be a JSON object, got {type(value).__name__}")
+            return make("invalid", None, value)
+        if known is not None:
+            problems.extend(self.validator(known.name).errors(value))
+        if problems:
+            return make("invalid", value, None)
+        return make("repaired" if done else "complete", value, None)

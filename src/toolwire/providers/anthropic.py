@@ -1,0 +1,98 @@
+"""Anthropic Messages streaming events → assembler."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire.events import Usage
+from toolwire.providers.base import SSEWireDecoder
+from toolwire.sse import SSEMessage
+
+_TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+
+
+def anthropic_usage(usage: dict[str, Any], previous: Usage | None = None) -> Usage:
+    """Anthropic reports input tokens at message_start and output tokens (cumulative)
+    at message_delta; merge what each says."""
+
+    def pick(key: str, old: int | None) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) else old
+
+    prev = previous or Usage()
+    return Usage(
+        input_tokens=pick("input_tokens", prev.input_tokens),
+        output_tokens=pick("output_tokens", prev.output_tokens),
+        cache_read_tokens=pick("cache_read_input_tokens", prev.cache_read_tokens),
+        cache_write_tokens=pick("cache_creation_input_tokens", prev.cache_write_tokens),
+    )
+
+
+class AnthropicDecoder(SSEWireDecoder):
+    format_name = "anthropic"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._usage: Usage | None = None
+        self._tool_blocks: set[int] = set()
+
+    def on_message(self, message: SSEMessage) -> None:
+        if not message.data:
+            return
+        event = self.load_json(message.data)
+        if event is None:
+            return
+        kind = event.get("type") or message.event
+        sink = self.sink
+        if kind == "content_block_delta":
+            index = event.get("index")
+            delta = event.get("delta") or {}
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                self.text(delta.get("text") or "")
+            elif dtype == "input_json_delta":
+                sink.tool(index, None, None, delta.get("partial_json") or "")
+            elif dtype == "thinking_delta":
+                sink.reasoning(delta.get("thinking") or "")
+            # signature_delta and citations carry nothing toolwire reports
+        elif kind == "content_block_start":
+            index = event.get("index")
+            block = event.get("content_block") or {}
+            btype = block.get("type")
+            if btype in _TOOL_BLOCKS:
+                if isinstance(index, int):
+                    self._tool_blocks.add(index)
+                initial = block.get("input")
+                sink.tool(
+                    index,
+                    block.get("id"),
+                    block.get("name"),
+                    initial if isinstance(initial, dict) and initial else None,
+                )
+            elif btype == "text":
+                self.text(block.get("text") or "")
+            elif btype == "thinking":
+                sink.reasoning(block.get("thinking") or "")
+        elif kind == "content_block_stop":
+            index = event.get("index")
+            if index in self._tool_blocks:
+                sink.close_call(index=index)
+        elif kind == "message_start":
+            usage = (event.get("message") or {}).get("usage")
+            if isinstance(usage, dict):
+                self._usage = anthropic_usage(usage, self._usage)
+                sink.set_usage(self._usage)
+        elif kind == "message_delta":
+            usage = event.get("usage")
+            if isinstance(usage, dict):
+                self._usage = anthropic_usage(usage, self._usage)
+                sink.set_usage(self._usage)
+            reason = (event.get("delta") or {}).get("stop_reason")
+            if reason:
+                sink.set_finish_reason(reason)
+        elif kind == "message_stop":
+            self.finished = True
+        elif kind == "error":
+            err = event.get("error") or {}
+            sink.error(f"the upstream sent an error: {err.get('message', err)}", message.data)
+            self.finished = True

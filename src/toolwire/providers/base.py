@@ -1,0 +1,68 @@
+"""What every wire decoder shares: it is fed bytes and talks to a CallAssembler."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from toolwire.assemble import CallAssembler
+from toolwire.repair import repair_json
+from toolwire.sse import SSEDecoder, SSEMessage
+
+
+class WireDecoder(ABC):
+    """Decodes one wire format into assembler calls.
+
+    ``text_sink`` receives visible text; it is the assembler's ``text`` unless a
+    text-format extractor sits in between (a model server that leaves tool markup in
+    the text).
+    """
+
+    format_name: str = ""
+
+    def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
+        self.sink = sink
+        self.text = text_sink if text_sink is not None else sink.text
+        self.finished = False  # the wire's own terminal message was seen
+
+    @abstractmethod
+    def feed(self, data: bytes | str) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None:
+        """End of input: flush framing; the owner then ends the assembler."""
+
+    def load_json(self, data: str) -> Any:
+        """One wire message's JSON. Unreadable JSON goes through the repair ladder
+        (proxies emit Python-style chunks); what still fails becomes an error event."""
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+        result = repair_json(data)
+        if result.ok and not result.truncated and isinstance(result.value, dict):
+            return result.value
+        self.sink.error(f"unreadable {self.format_name} message: {result.error or 'cut off'}", data)
+        return None
+
+
+class SSEWireDecoder(WireDecoder):
+    """A wire format framed as Server-Sent Events."""
+
+    def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
+        super().__init__(sink, text_sink)
+        self._sse = SSEDecoder()
+
+    def feed(self, data: bytes | str) -> None:
+        for message in self._sse.feed(data):
+            self.on_message(message)
+
+    def close(self) -> None:
+        for message in self._sse.close():
+            self.on_message(message)
+
+    @abstractmethod
+    def on_message(self, message: SSEMessage) -> None: ...
