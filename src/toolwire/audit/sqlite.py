@@ -19,6 +19,13 @@ import orjson
 from toolwire.audit.record import ExecutionRecord, TaskRecord
 
 SCHEMA_VERSION = 1
+DEFAULT_AUDIT_DB = "toolwire-audit.db"
+
+
+def default_audit_path() -> Path:
+    """``$TOOLWIRE_AUDIT_DB``, else ``toolwire-audit.db`` in the working directory."""
+    return Path(os.environ.get("TOOLWIRE_AUDIT_DB") or DEFAULT_AUDIT_DB)
+
 
 _RECORD_COLUMNS: tuple[tuple[str, str], ...] = (
     ("record_id", "TEXT PRIMARY KEY"),

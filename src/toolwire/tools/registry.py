@@ -29,6 +29,7 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._sources: list[Tool] = []
         self._by_name: dict[str, Tool] = {}
+        self.version = 0  # bumped on every change, so users of the specs can refresh
         self.add_all(tools)
 
     def add(self, tool: Tool) -> None:
@@ -36,14 +37,17 @@ class ToolRegistry:
 
     def add_all(self, tools: Iterable[Any]) -> None:
         """Add tools, or toolsets (anything with a ``tools`` list, e.g. an MCPToolset)."""
+        sources = list(self._sources)
         for item in tools:
             if isinstance(item, Tool):
-                self._sources.append(item)
+                sources.append(item)
             elif hasattr(item, "tools"):
-                self._sources.extend(item.tools)
+                sources.extend(item.tools)
             else:
                 raise TypeError(f"not a tool or toolset: {item!r}")
-        self._by_name = self._assign(self._sources)
+        self._by_name = self._assign(sources)  # raises before anything changes
+        self._sources = sources
+        self.version += 1
 
     @staticmethod
     def _assign(sources: list[Tool]) -> dict[str, Tool]:
