@@ -7,13 +7,20 @@ Python functions keep their names, and two functions with one name are an error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
 
 from toolwire.spec import ToolSpec
 from toolwire.tools.base import Tool
 
 NAMESPACE_SEPARATOR = "__"
+
+
+class Toolset(Protocol):
+    """Anything that offers a list of tools (an ``MCPToolset``)."""
+
+    @property
+    def tools(self) -> Sequence[Tool]: ...
 
 
 class ToolNameConflict(ValueError):
@@ -26,7 +33,7 @@ def _server(tool: Tool) -> str | None:
 
 
 class ToolRegistry:
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    def __init__(self, tools: Iterable[Tool | Toolset] = ()) -> None:
         self._sources: list[Tool] = []
         self._by_name: dict[str, Tool] = {}
         self.version = 0  # bumped on every change, so users of the specs can refresh
@@ -35,7 +42,7 @@ class ToolRegistry:
     def add(self, tool: Tool) -> None:
         self.add_all([tool])
 
-    def add_all(self, tools: Iterable[Any]) -> None:
+    def add_all(self, tools: Iterable[Tool | Toolset]) -> None:
         """Add tools, or toolsets (anything with a ``tools`` list, e.g. an MCPToolset)."""
         sources = list(self._sources)
         for item in tools:
