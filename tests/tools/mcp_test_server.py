@@ -23,8 +23,11 @@ TOOLS = [
     types.Tool(
         name="echo",
         description="Echo the text back.",
-        input_schema={"type": "object", "properties": {"text": {"type": "string"}},
-                      "required": ["text"]},
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
         annotations=types.ToolAnnotations(read_only_hint=True),
     ),
     types.Tool(
@@ -47,7 +50,9 @@ TOOLS = [
 ]
 
 
-async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+async def list_tools(
+    ctx: Any, params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
     start = int(params.cursor) if params and params.cursor else 0
     page = TOOLS[start : start + PAGE]
     nxt = str(start + PAGE) if start + PAGE < len(TOOLS) else None
