@@ -52,14 +52,29 @@ def _heuristic(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+# Short texts repeat a lot (the same arguments, "ok", error messages): remember their
+# counts. Bounded; cleared when full rather than tracking recency.
+_MEMO_TEXT = 512
+_MEMO_SIZE = 8192
+_memo: dict[str, int] = {}
+
+
 def estimate_tokens(text: str) -> int:
     """Estimated number of tokens in ``text`` (0 for the empty string)."""
     if not text:
         return 0
+    short = len(text) <= _MEMO_TEXT
+    if short:
+        hit = _memo.get(text)
+        if hit is not None:
+            return hit
     enc = _encoding if _loaded else _load()
-    if enc is None:
-        return _heuristic(text)
-    return len(enc.encode_ordinary(text))
+    count = _heuristic(text) if enc is None else len(enc.encode_ordinary(text))
+    if short:
+        if len(_memo) >= _MEMO_SIZE:
+            _memo.clear()
+        _memo[text] = count
+    return count
 
 
 def truncate_to_tokens(text: str, budget: int) -> tuple[str, int, bool]:

@@ -7,10 +7,10 @@ Hooks run after each phase and may add to the record (``state.extra``).
 
 from __future__ import annotations
 
+import itertools
 import logging
-import math
+import os
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -108,6 +108,33 @@ class PendingApproval:
     created_at: float
 
 
+def _acquire_nowait(limits: list[anyio.Semaphore]) -> bool:
+    """Take every slot without waiting, or none: waiting costs a trip through the loop."""
+    for i, sem in enumerate(limits):
+        try:
+            sem.acquire_nowait()
+        except anyio.WouldBlock:
+            for taken in limits[:i]:
+                taken.release()
+            return False
+    return True
+
+
+async def _acquire(limits: list[anyio.Semaphore]) -> None:
+    for i, sem in enumerate(limits):
+        try:
+            await sem.acquire()
+        except BaseException:
+            for taken in reversed(limits[:i]):
+                taken.release()
+            raise
+
+
+def _release(limits: list[anyio.Semaphore]) -> None:
+    for sem in reversed(limits):
+        sem.release()
+
+
 class ApprovalNotFound(KeyError):
     """No call is waiting under that approval id (unknown, or already decided)."""
 
@@ -160,6 +187,8 @@ class ToolEngine:
         self._tokenizer = tokenizer_name()
         self.tasks = TaskLedger(self._emit_task)
         self.sink_errors = 0
+        self._id_prefix = os.urandom(8).hex()
+        self._ids = itertools.count(1)
 
     # ----------------------------------------------------------------- public API
 
@@ -289,7 +318,7 @@ class ToolEngine:
         if task_id is not None:
             self.tasks.ensure(task_id, session)
         state = CallState(
-            call_id=call.id or f"call_{uuid.uuid4().hex[:24]}",
+            call_id=call.id or self._new_id("call"),
             name_as_sent=name,
             raw_arguments=raw,
             value=value,
@@ -419,7 +448,7 @@ class ToolEngine:
             )
             return
         if approvals and not state.approved:
-            approval_id = f"appr_{uuid.uuid4().hex[:20]}"
+            approval_id = self._new_id("appr")
             reasons_t = tuple(d.reason for d in approvals)
             self._pending[approval_id] = PendingApproval(
                 approval_id=approval_id,
@@ -460,24 +489,32 @@ class ToolEngine:
         tool = state.tool
         assert tool is not None and state.arguments is not None
         timeout = tool.timeout if tool.timeout is not None else self.timeout
-        scope = state.scope = anyio.CancelScope()
-        if state.cancel_requested:
-            scope.cancel()
+        limits = self._limits(tool)
+        held = _acquire_nowait(limits)
+        scope: anyio.CancelScope | None = None
         output: ToolOutput | None = None
         try:
-            with scope:
-                limits = self._limits(tool)
-                for sem in limits:
-                    await sem.acquire()
+            if held and tool.executor == "inline" and not state.cancel_requested:
+                # An inline tool blocks the loop until it returns: nothing can time it
+                # out or cancel it, so it needs no cancel scope (the fast path).
                 try:
-                    # The clock starts once the call holds its slots.
-                    scope.deadline = (
-                        anyio.current_time() + timeout if timeout is not None else math.inf
-                    )
                     output = await self._invoke(tool, state)
                 finally:
-                    for sem in reversed(limits):
-                        sem.release()
+                    _release(limits)
+            else:
+                scope = state.scope = anyio.CancelScope()
+                if state.cancel_requested:
+                    scope.cancel()
+                with scope:
+                    if not held:
+                        await _acquire(limits)
+                    try:
+                        # The clock starts once the call holds its slots.
+                        if timeout is not None:
+                            scope.deadline = anyio.current_time() + timeout
+                        output = await self._invoke(tool, state)
+                    finally:
+                        _release(limits)
         except ArgumentsRejected as exc:
             state.validation_errors = list(exc.errors)
             state.end(
@@ -491,13 +528,13 @@ class ToolEngine:
             type_name = getattr(exc, "type_name", None) or type(exc).__name__
             state.end("tool_error", f"Error: {type_name}: {exc}", type_name)
             return
-        if output is None or scope.cancelled_caught:
+        if output is None or (scope is not None and scope.cancelled_caught):
             if state.cancel_requested:
                 state.end("cancelled", f"The call to {state.name} was cancelled.", "cancelled")
             else:
                 state.end(
                     "timeout",
-                    f"The call to {state.name} timed out after {timeout:g} s. "
+                    f"The call to {state.name} timed out after {timeout or 0:g} s. "
                     "Try a smaller request, or continue without this result.",
                     "timeout",
                 )
@@ -513,7 +550,8 @@ class ToolEngine:
         assert args is not None
         state.extra["executor"] = tool.executor
         if tool.executor == "process" and isinstance(tool, FunctionTool):
-            return ToolOutput(value=await run_in_process(tool, tool.bind(args)))
+            kwargs = tool.bind(args, validated=True)
+            return ToolOutput(value=await run_in_process(tool, kwargs))
         if tool.executor == "mcp":
             listener = self.on_progress
             call_id = state.call_id
@@ -525,6 +563,8 @@ class ToolEngine:
                     listener(call_id, progress, total, message)
 
             return await tool.invoke(args, progress=report)
+        if isinstance(tool, FunctionTool):
+            return await tool.invoke(args, validated=True)
         return await tool.invoke(args)
 
     # ------------------------------------------------------------------ record
@@ -564,7 +604,7 @@ class ToolEngine:
         extra = state.extra
         executor = extra.pop("executor", None)
         record = ExecutionRecord(
-            record_id=uuid.uuid4().hex,
+            record_id=self._new_id("rec"),
             call_id=state.call_id,
             tool_name=state.name,
             status=status,
@@ -614,6 +654,11 @@ class ToolEngine:
         )
 
     # ----------------------------------------------------------------- helpers
+
+    def _new_id(self, kind: str) -> str:
+        # A random per-engine prefix and a counter: unique across processes, and far
+        # cheaper per call than a uuid4.
+        return f"{kind}_{self._id_prefix}{next(self._ids):x}"
 
     def _hook(self, phase: Phase, state: CallState) -> None:
         for hook in self.hooks:

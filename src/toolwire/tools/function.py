@@ -32,6 +32,7 @@ class FunctionTool:
     timeout: float | None = None
     max_concurrency: int | None = None
     origin: str = "function"
+    plain: bool = False  # every parameter is a plain JSON scalar: see ``bind``
 
     @property
     def name(self) -> str:
@@ -45,8 +46,15 @@ class FunctionTool:
     def rename(self, name: str) -> FunctionTool:
         return replace(self, spec=replace(self.spec, name=name))
 
-    def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """Arguments as the function's own types (nested models, enums, dates…)."""
+    def bind(self, arguments: Mapping[str, Any], *, validated: bool = False) -> dict[str, Any]:
+        """Arguments as the function's own types (nested models, enums, dates…).
+
+        ``validated`` says the arguments already passed this tool's JSON Schema; when
+        every parameter is a plain ``str``/``int``/``float``/``bool``, the schema check
+        said all there is to say and the pydantic pass is skipped.
+        """
+        if validated and self.plain:
+            return dict(arguments)
         try:
             typed = self.model.model_validate(arguments)
         except ValidationError as exc:
@@ -54,9 +62,13 @@ class FunctionTool:
         return {name: getattr(typed, name) for name in type(typed).model_fields}
 
     async def invoke(
-        self, arguments: dict[str, Any], *, progress: ProgressFn | None = None
+        self,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressFn | None = None,
+        validated: bool = False,
     ) -> ToolOutput:
-        kwargs = self.bind(arguments)
+        kwargs = self.bind(arguments, validated=validated)
         if self.executor == "async":
             value = await self.fn(**kwargs)
         elif self.executor == "inline":
@@ -105,8 +117,18 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
+_PLAIN = (str, int, float, bool)
+
+
 def function_schema(fn: Callable[..., Any]) -> tuple[str, type[BaseModel], dict[str, Any]]:
     """The description, argument model and JSON Schema of ``fn``."""
+    summary, model, schema, _ = _function_schema(fn)
+    return summary, model, schema
+
+
+def _function_schema(
+    fn: Callable[..., Any],
+) -> tuple[str, type[BaseModel], dict[str, Any], bool]:
     sig = inspect.signature(fn)
     doc = parse_docstring(inspect.getdoc(fn))
     try:
@@ -116,6 +138,7 @@ def function_schema(fn: Callable[..., Any]) -> tuple[str, type[BaseModel], dict[
             f"cannot read the type hints of {fn.__qualname__}: {exc}"
         ) from exc
     fields: dict[str, Any] = {}
+    plain = True
     for pname, param in sig.parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolDefinitionError(
@@ -124,6 +147,7 @@ def function_schema(fn: Callable[..., Any]) -> tuple[str, type[BaseModel], dict[
         if param.kind is param.POSITIONAL_ONLY:
             raise ToolDefinitionError(f"{fn.__qualname__}: positional-only parameter {pname!r}")
         annotation = hints.get(pname, Any)
+        plain = plain and annotation in _PLAIN
         default = ... if param.default is param.empty else param.default
         fields[pname] = (annotation, Field(default, description=doc.params.get(pname)))
     model = create_model(
@@ -134,7 +158,7 @@ def function_schema(fn: Callable[..., Any]) -> tuple[str, type[BaseModel], dict[
     schema = _strip_titles(model.model_json_schema())
     schema.pop("title", None)
     schema.setdefault("properties", {})
-    return doc.summary, model, schema
+    return doc.summary, model, schema, plain
 
 
 @overload
@@ -204,7 +228,7 @@ def function_tool(
         raise ToolDefinitionError(f"{fn.__qualname__} is async: it runs on the event loop")
     if not is_async and chosen == "async":
         raise ToolDefinitionError(f"{fn.__qualname__} is not async: use thread/inline/process")
-    summary, model, schema = function_schema(fn)
+    summary, model, schema, plain = _function_schema(fn)
     spec = ToolSpec(
         name=name or fn.__name__,
         parameters=schema,
@@ -218,4 +242,5 @@ def function_tool(
         hints=hints or ToolHints(),
         timeout=timeout,
         max_concurrency=max_concurrency,
+        plain=plain,
     )
