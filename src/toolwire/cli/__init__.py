@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from toolwire.cli import audit_cmd, tools_cmd
 from toolwire.cli.demo_cmd import demo
 from toolwire.cli.parse_cmd import parse
 from toolwire.cli.repair_cmd import repair
@@ -18,6 +19,8 @@ app = typer.Typer(
 app.command()(parse)
 app.command()(repair)
 app.command()(demo)
+app.add_typer(tools_cmd.app, name="tools", help="List and call tools from MCP servers.")
+app.add_typer(audit_cmd.app, name="audit", help="Reports from the audit log.")
 
 
 def main() -> None:
