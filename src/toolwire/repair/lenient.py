@@ -71,12 +71,15 @@ _HEX_PREFIX: Final = re.compile(r"[0-9a-fA-F]{0,3}")
 # text goes on with something shaped like the next key.
 _KEY_AHEAD: Final = re.compile(
     r"""(?:[A-Za-z_$][\w$]{0,60}[ \t]+(?=["']))?"""  # a stray word before the key
-    r"""(?:(?:"[^"\\\n]{0,200}"|'[^'\\\n]{0,200}'|[\u201c\u2018][^\u201d\u2019\n]{0,200}[\u201d\u2019]"""
+    r"""(?:(?:"(?:[^"\\\n]|\\.){0,200}"|'(?:[^'\\\n]|\\.){0,200}'"""
+    r"""|[\u201c\u2018][^\u201d\u2019\n]{0,200}[\u201d\u2019]"""
     r"""|[\w$][\w$\-]{0,200}"?)[ \t\r\n]*(?::|\Z)"""
-    r"""|"[^"\\\n]{0,200}\Z|[\w$][\w$\-]{0,200}\Z)"""  # or a key cut off by the end
+    r"""|"(?:[^"\\\n]|\\.){0,200}\\?\Z|[\w$][\w$\-]{0,200}\Z)"""  # or a key cut off by the end
 )
 # In an array, a quote after a comma opens the next item when that item closes.
-_ITEM_AHEAD: Final = re.compile(r"""[^"\n]{0,200}"[ \t\r\n]*[,\]]|[^"\n]{0,200}\Z""")
+_ITEM_AHEAD: Final = re.compile(
+    r"""(?:[^"\\\n]|\\.){0,200}"[ \t\r\n]*[,\]]|(?:[^"\\\n]|\\.){0,200}\\?\Z"""
+)
 # `"a": "first, b: "second"`: the string's content ends like the start of a member.
 _MEMBER_TAIL: Final = re.compile(r""",\s*[\w$]{1,60}\s*:\s*\Z""")
 _JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -784,8 +787,12 @@ class _Parser:
             self.rep("smart_quote")
         start = i = i + 1
         doubled = False
-        if q == '"' and i + 1 < n and s[i] == '"' and s[i + 1] != '"' and not self.ends_string(
-            i + 1, ctx, 0
+        if (
+            q == '"'
+            and i + 2 < n
+            and s[i] == '"'
+            and (s[i + 1].isalnum() or (s[i + 1] == " " and s[i + 2].isalnum()))
+            and not self.ends_string(i + 1, ctx, 0)
         ):
             # ""key"": doubled quotes around a whole string.
             doubled = True
