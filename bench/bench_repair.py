@@ -97,7 +97,7 @@ def python_dict(target_bytes: int, seed: int = 0) -> tuple[str, dict[str, Any]]:
 
 
 def row(label: str, cells: list[str]) -> None:
-    print(f"{label:34}" + "".join(f"{c:>16}" for c in cells))
+    print(f"{label:26}" + "".join(f"{c:>18}" for c in cells))
 
 
 def main() -> None:
