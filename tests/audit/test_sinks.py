@@ -21,9 +21,16 @@ from toolwire.audit import (
 
 def record(i: int = 0, **kw: object) -> ExecutionRecord:
     base: dict[str, object] = dict(
-        record_id=f"r{i}", call_id=f"c{i}", tool_name="add", status="ok",
-        started_at=1_700_000_000.0 + i, duration_ms=1.5, repairs=("python_literal",),
-        violations=("path: outside",), extra={"progress_events": 2}, result_truncated=True,
+        record_id=f"r{i}",
+        call_id=f"c{i}",
+        tool_name="add",
+        status="ok",
+        started_at=1_700_000_000.0 + i,
+        duration_ms=1.5,
+        repairs=("python_literal",),
+        violations=("path: outside",),
+        extra={"progress_events": 2},
+        result_truncated=True,
     )
     base.update(kw)
     return ExecutionRecord(**base)  # type: ignore[arg-type]

@@ -75,7 +75,11 @@ async def test_ok_call_and_record_fields() -> None:
     assert (r.status, r.content, r.value) == ("ok", "6", 6)
     [rec] = sink.records
     assert (rec.call_id, rec.tool_name, rec.session_id, rec.task_id, rec.turn) == (
-        "c1", "add", "s1", "t1", 3
+        "c1",
+        "add",
+        "s1",
+        "t1",
+        3,
     )
     assert rec.executor == "thread" and rec.policy_decision == "allow"
     assert rec.arguments is None  # not stored unless enabled
@@ -144,8 +148,12 @@ async def test_truncated_call_is_not_executed_f1() -> None:
 
     engine, sink = make(write)
     call = ToolCall(
-        id="c9", name="write", arguments=None, raw_arguments='{"text": "hel',
-        status="truncated", partial_arguments={"text": "hel"},
+        id="c9",
+        name="write",
+        arguments=None,
+        raw_arguments='{"text": "hel',
+        status="truncated",
+        partial_arguments={"text": "hel"},
     )
     r = await engine.execute(call)
     assert r.status == "invalid_args" and "cut off" in r.content
@@ -154,8 +162,9 @@ async def test_truncated_call_is_not_executed_f1() -> None:
 
 async def test_tool_call_from_the_stream_core_runs() -> None:
     engine, _ = make()
-    call = ToolCall(id="c1", name="add", arguments={"a": 2}, raw_arguments='{"a": 2}',
-                    status="complete")
+    call = ToolCall(
+        id="c1", name="add", arguments={"a": 2}, raw_arguments='{"a": 2}', status="complete"
+    )
     assert (await engine.execute(call)).value == 4
 
 

@@ -63,10 +63,12 @@ def extract_candidates(text: str) -> tuple[list[Extracted], list[Extracted]]:
     bracket = stripped.find("[")
     starts = sorted(p for p in (brace, bracket) if p > 0)
     prose = [Extracted(stripped[p:], ("surrounding_text",)) for p in starts]
-    if stripped[0] in _VALUE_START:
-        after.extend(prose)
-    else:
+    if stripped[0] not in _VALUE_START:
         before.extend(prose)
+    elif stripped[0] not in "{[\"'":
+        # ` - {"a": 1}`: a stray character before the value. Never for text that
+        # opens a value itself: a later bracket would hide its truncation (F1).
+        after.extend(prose)
     return before, after
 
 

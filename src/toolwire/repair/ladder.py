@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import re
+from typing import Any, Final
 
 import orjson
 
@@ -20,6 +22,8 @@ from .pyliteral import looks_pythonish, parse_python_literal
 from .result import RepairResult
 
 __all__ = ["partial_value", "repair_json"]
+
+_LONG_DIGITS: Final = re.compile(r"\d{19}")
 
 
 def repair_json(text: str) -> RepairResult:
@@ -53,9 +57,20 @@ def partial_value(text: str) -> Any:
 
 def _strict(text: str) -> tuple[bool, Any]:
     try:
-        return True, orjson.loads(text)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return False, None
+    if _LONG_DIGITS.search(text):
+        # orjson turns integers beyond 64 bits into floats; json keeps them exact.
+        try:
+            value = json.loads(text, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
+            return False, None
+    return True, value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _repair(text: str) -> RepairResult:

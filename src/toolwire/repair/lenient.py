@@ -40,10 +40,17 @@ _CLOSERS: Final = frozenset("}])")
 
 # Ordinary characters of a string, per set of closing quotes: everything except the
 # closers, the backslash and control characters.
-_RUN_DQ: Final = re.compile(r'[^"\\\x00-\x1f]*')
-_RUN_SQ: Final = re.compile(r"[^'\\\x00-\x1f]*")
-_RUN_DQ_LIKE: Final = re.compile('[^"\u201c\u201d\\\\\\x00-\\x1f]*')
-_RUN_SQ_LIKE: Final = re.compile("[^'\u2018\u2019`\u00b4\\\\\\x00-\\x1f]*")
+# Valid escapes are part of a run too (decoded per run), so text full of \" and \\
+# still moves at regex speed; anything else stops the run for a closer look.
+_ESCAPE_IN_RUN: Final = r"""|\\(?:["\\/bfnrt']|u[0-9a-fA-F]{4})"""
+_RUN_DQ: Final = re.compile(r'(?:[^"\\\x00-\x1f]+' + _ESCAPE_IN_RUN + ")*")
+_RUN_SQ: Final = re.compile(r"(?:[^'\\\x00-\x1f]+" + _ESCAPE_IN_RUN + ")*")
+_RUN_DQ_LIKE: Final = re.compile('(?:[^"\u201c\u201d\\\\\\x00-\\x1f]+' + _ESCAPE_IN_RUN + ")*")
+_RUN_SQ_LIKE: Final = re.compile(
+    "(?:[^'\u2018\u2019`\u00b4\\\\\\x00-\\x1f]+" + _ESCAPE_IN_RUN + ")*"
+)
+_ESCAPE: Final = re.compile(r"""\\(["\\/bfnrt']|u[0-9a-fA-F]{4})""")
+_SURROGATE_PAIR: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _DQ_LIKE: Final = '"\u201c\u201d'
 _SQ_LIKE: Final = "'\u2018\u2019`\u00b4"
 
@@ -64,12 +71,15 @@ _HEX_PREFIX: Final = re.compile(r"[0-9a-fA-F]{0,3}")
 # text goes on with something shaped like the next key.
 _KEY_AHEAD: Final = re.compile(
     r"""(?:[A-Za-z_$][\w$]{0,60}[ \t]+(?=["']))?"""  # a stray word before the key
-    r"""(?:(?:"[^"\\\n]{0,200}"|'[^'\\\n]{0,200}'|[\u201c\u2018][^\u201d\u2019\n]{0,200}[\u201d\u2019]"""
+    r"""(?:(?:"(?:[^"\\\n]|\\.){0,200}"|'(?:[^'\\\n]|\\.){0,200}'"""
+    r"""|[\u201c\u2018][^\u201d\u2019\n]{0,200}[\u201d\u2019]"""
     r"""|[\w$][\w$\-]{0,200}"?)[ \t\r\n]*(?::|\Z)"""
-    r"""|"[^"\\\n]{0,200}\Z|[\w$][\w$\-]{0,200}\Z)"""  # or a key cut off by the end
+    r"""|"(?:[^"\\\n]|\\.){0,200}\\?\Z|[\w$][\w$\-]{0,200}\Z)"""  # or a key cut off by the end
 )
 # In an array, a quote after a comma opens the next item when that item closes.
-_ITEM_AHEAD: Final = re.compile(r"""[^"\n]{0,200}"[ \t\r\n]*[,\]]|[^"\n]{0,200}\Z""")
+_ITEM_AHEAD: Final = re.compile(
+    r"""(?:[^"\\\n]|\\.){0,200}"[ \t\r\n]*[,\]]|(?:[^"\\\n]|\\.){0,200}\\?\Z"""
+)
 # `"a": "first, b: "second"`: the string's content ends like the start of a member.
 _MEMBER_TAIL: Final = re.compile(r""",\s*[\w$]{1,60}\s*:\s*\Z""")
 _JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -187,13 +197,32 @@ def unescape_json_text(text: str) -> str:
 
 
 def _join_surrogates(s: str) -> str:
-    # \ud83d\ude00 decoded one escape at a time gives two surrogates; pair them.
-    if not any("\ud800" <= ch <= "\udfff" for ch in s):
-        return s
-    try:
-        return s.encode("utf-16", "surrogatepass").decode("utf-16")
-    except UnicodeDecodeError:
-        return s
+    # \ud83d\ude00 decoded one escape at a time gives two surrogates; pair them
+    # (a lone surrogate stays, as json.loads keeps it).
+    return _SURROGATE_PAIR.sub(_pair, s)
+
+
+def _pair(m: re.Match[str]) -> str:
+    text = m.group()
+    high, low = text[0], text[1]
+    return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
+
+
+def _unescape_match(m: re.Match[str]) -> str:
+    esc = m.group(1)
+    if len(esc) == 1:
+        return "'" if esc == "'" else _SIMPLE_ESCAPES[esc]
+    return chr(int(esc[1:], 16))
+
+
+def _decode_run(chunk: str) -> str:
+    """Decode a run matched by one of the ``_RUN_*`` patterns."""
+    if "\\" not in chunk:
+        return chunk
+    out = _ESCAPE.sub(_unescape_match, chunk)
+    if "\\u" in chunk:
+        out = _join_surrogates(out)
+    return out
 
 
 class _Parser:
@@ -780,9 +809,9 @@ class _Parser:
         doubled = False
         if (
             q == '"'
-            and i + 1 < n
+            and i + 2 < n
             and s[i] == '"'
-            and s[i + 1] != '"'
+            and (s[i + 1].isalnum() or (s[i + 1] == " " and s[i + 2].isalnum()))
             and not self.ends_string(i + 1, ctx, 0)
         ):
             # ""key"": doubled quotes around a whole string.
@@ -790,18 +819,21 @@ class _Parser:
             self.rep("inner_quote")
             start = i = i + 1
         parts: list[str] = []
-        # Brackets opened inside the string so far and not closed: a quote followed
-        # by `}` is then more likely content (`"answer is {"a": "b"}, ..."`).
+        # Brackets opened inside the string and not closed: a quote followed by `}`
+        # is then more likely content (`"answer is {"a": "b"}, ..."`). Counted lazily,
+        # up to `counted`, only when a quote is followed by a closer.
         inner_open = 0
+        counted = start
         while True:
-            j = _match_end(run, s, i)
+            m = run.match(s, i)
+            j = m.end() if m else i
             if j > i:
                 chunk = s[i:j]
+                if "\\" in chunk:
+                    if q == '"' and "\\'" in chunk:
+                        self.rep("invalid_escape")  # \' is not JSON; read as an apostrophe
+                    chunk = _decode_run(chunk)
                 parts.append(chunk)
-                if ctx != _TOP:
-                    inner_open += (
-                        chunk.count("{") + chunk.count("[") - chunk.count("}") - chunk.count("]")
-                    )
             i = j
             if i >= n:
                 return self.unterminated(parts, start, ctx)
@@ -831,6 +863,10 @@ class _Parser:
                     i += 1
                 continue
             if c in closers:
+                if ctx != _TOP:
+                    seg = s[counted:i]
+                    counted = i
+                    inner_open += seg.count("{") + seg.count("[") - seg.count("}") - seg.count("]")
                 if (
                     doubled
                     and i + 1 < n

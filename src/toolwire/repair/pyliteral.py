@@ -36,6 +36,9 @@ def looks_pythonish(text: str) -> bool:
         return False
     if stripped[0] not in "{[(\"'":
         return False
+    closer = {"{": "}", "[": "]", "(": ")"}.get(stripped[0])
+    if closer is not None and not stripped.rstrip().endswith(closer):
+        return False  # cut off: literal_eval would read it all only to fail
     return stripped[0] == "(" or _PYTHONISH.search(text) is not None
 
 
