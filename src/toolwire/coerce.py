@@ -34,9 +34,9 @@ from typing import Any, Final
 import jsonschema
 import orjson
 
-__all__ = ["CoercionResult", "coerce_arguments"]
+__all__ = ["WRAPPER_KEYS", "CoercionResult", "coerce_arguments"]
 
-_WRAPPER_KEYS: Final = ("arguments", "input", "parameters", "args", "params")
+WRAPPER_KEYS: Final = ("arguments", "input", "parameters", "args", "params")
 _INTEGER: Final = re.compile(r"[+-]?\d+")
 _NUMBER: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _MAX_REF_HOPS: Final = 32
@@ -196,7 +196,7 @@ class _Coercer:
             return value
         ((key, inner),) = value.items()
         props = root.get("properties")
-        if key not in _WRAPPER_KEYS or not isinstance(props, Mapping) or not props:
+        if key not in WRAPPER_KEYS or not isinstance(props, Mapping) or not props:
             return value
         if key in props:
             return value
