@@ -29,6 +29,7 @@ app = typer.Typer(
 def main() -> None:
     """List and call the tools of MCP servers."""
 
+
 ConfigOpt = Annotated[
     Path, typer.Option("--config", "-c", help="MCP servers JSON file (mcpServers form).")
 ]

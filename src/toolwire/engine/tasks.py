@@ -32,9 +32,7 @@ class TaskLedger:
         if current is None:
             self._put(TaskRecord(task_id=task_id, session_id=session_id, started_at=time.time()))
         elif current.status != "open":
-            self._put(
-                replace(current, status="open", ended_at=None, attempts=current.attempts + 1)
-            )
+            self._put(replace(current, status="open", ended_at=None, attempts=current.attempts + 1))
         return task_id
 
     def ensure(self, task_id: str, session_id: str | None) -> None:

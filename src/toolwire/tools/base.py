@@ -16,8 +16,7 @@ that can be killed (``process``), or on an MCP server (``mcp``)."""
 class ProgressFn(Protocol):
     """Receives ``(progress, total, message)`` as a tool (or MCP server) reports it."""
 
-    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
-        ...
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,8 +53,10 @@ def parse_docstring(doc: str | None) -> Docstring:
             params[current] = m.group(2).strip()
         elif _SPHINX_OTHER.match(line):
             section, current = "other", None
-        elif section == "google" and (m := _GOOGLE_ITEM.match(line)) and (
-            current is None or len(m.group(1)) <= indent
+        elif (
+            section == "google"
+            and (m := _GOOGLE_ITEM.match(line))
+            and (current is None or len(m.group(1)) <= indent)
         ):
             current, indent = m.group(2), len(m.group(1))
             params[current] = m.group(3).strip()

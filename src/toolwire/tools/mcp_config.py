@@ -106,9 +106,7 @@ def parse_server(
     )
 
 
-def parse_mcp_config(
-    data: Any, environ: Mapping[str, str] | None = None
-) -> list[MCPServerConfig]:
+def parse_mcp_config(data: Any, environ: Mapping[str, str] | None = None) -> list[MCPServerConfig]:
     if not isinstance(data, Mapping):
         raise MCPConfigError("an MCP configuration must be a JSON object")
     servers = data.get("mcpServers", data.get("servers"))
