@@ -110,6 +110,7 @@ class CallFinisher:
                 problems.append(unknown_tool_message(name, match, self.tools))
 
         readable = True
+        unreadable = ""
         if value is NOT_GIVEN:
             if not raw_arguments.strip():
                 value = {}  # F2: a tool with no parameters sends "" or nothing
@@ -120,7 +121,7 @@ class CallFinisher:
                 value = result.value
                 if not result.ok:
                     readable = False
-                    problems.append(f"arguments are not readable JSON: {result.error}")
+                    unreadable = f"arguments are not readable JSON: {result.error}"
 
         def make(status: CallStatus, arguments: dict[str, Any] | None, partial: Any) -> ToolCall:
             return ToolCall(
@@ -141,6 +142,7 @@ class CallFinisher:
             problems.append("arguments were cut off before they closed")
             return make("truncated", None, value)
         if not readable:
+            problems.append(unreadable)
             return make("invalid", None, None)
         if value is None and raw_arguments.strip() == "null":
             value = {}

@@ -80,15 +80,13 @@ class SSEDecoder:
 
     def _field(self, line: bytes) -> None:
         if line.startswith(b"data:"):
-            value = line[6:] if line[5:6] == b" " else line[5:]
-            self._data.append(value.decode("utf-8", "replace"))
+            data = line[6:] if line[5:6] == b" " else line[5:]
+            self._data.append(data.decode("utf-8", "replace"))
             return
         if line[:1] == b":":
             return  # comment / keep-alive
-        name, sep, raw = line.partition(b":")
-        if raw[:1] == b" ":
-            raw = raw[1:]
-        value = raw.decode("utf-8", "replace")
+        name, _, raw = line.partition(b":")
+        value = (raw[1:] if raw[:1] == b" " else raw).decode("utf-8", "replace")
         if name == b"event":
             self._event = value
         elif name == b"data":
@@ -96,6 +94,5 @@ class SSEDecoder:
         elif name == b"id":
             if "\0" not in value:
                 self._id = value
-        elif name == b"retry":
-            if value.isdigit():
-                self._retry = int(value)
+        elif name == b"retry" and value.isdigit():
+            self._retry = int(value)

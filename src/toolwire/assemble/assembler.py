@@ -258,10 +258,7 @@ class CallAssembler:
                 self._by_id[id] = self._open
                 return self._open
             return self._new_slot(index, id)
-        if index is not None:
-            slot = self._by_index.get(index)
-        else:
-            slot = self._open
+        slot = self._by_index.get(index) if index is not None else self._open
         if slot is None or slot.closed:
             return self._new_slot(index, None)
         if (
@@ -279,7 +276,8 @@ class CallAssembler:
         if not text:
             return
         if slot.closed:
-            slot.errors.append("argument text arrived after the call was finished")
+            # the call is already out: keep the text visible rather than drop it
+            self.error(f"argument text arrived after call {slot.id or slot.number} finished", text)
             return
         size = slot.size
         if slot.cumulative or (size and len(text) >= size and text.startswith(slot.raw())):
