@@ -54,7 +54,7 @@ class SchemaValidator:
         self._error: str | None = None
         cls = validators.validator_for(schema)
         try:
-            cls.check_schema(schema)
+            cls.check_schema(dict(schema))
         except jsonschema_exceptions.SchemaError as exc:
             self._error = f"the tool's schema is not valid JSON Schema: {exc.message}"
         self._validator = cls(schema)
