@@ -53,6 +53,7 @@ _FINISH_REASONS: dict[str, FinishReason] = {
     "max_tokens": "length",
     "model_length": "length",
     "max_output_tokens": "length",
+    "model_context_window_exceeded": "length",
     "incomplete": "length",
     "content_filter": "content_filter",
     "refusal": "content_filter",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from toolwire.cli import audit_cmd, tools_cmd
+from toolwire.cli.convert_cmd import convert
 from toolwire.cli.demo_cmd import demo
 from toolwire.cli.parse_cmd import parse
 from toolwire.cli.repair_cmd import repair
@@ -19,6 +20,7 @@ app = typer.Typer(
 app.command()(parse)
 app.command()(repair)
 app.command()(demo)
+app.command()(convert)
 app.add_typer(tools_cmd.app, name="tools", help="List and call tools from MCP servers.")
 app.add_typer(audit_cmd.app, name="audit", help="Reports from the audit log.")
 
