@@ -112,7 +112,7 @@ def test_repair_exits_1_when_nothing_can_be_recovered() -> None:
 def test_demo_runs_on_bundled_data() -> None:
     result = runner.invoke(app, ["demo"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert "real/openai" in result.stdout
+    assert "real openai" in result.stdout
     assert "F1-truncated-length" in result.stdout
     assert "truncated" in result.stdout
     assert "✗" not in result.stdout  # every stream with an expectation meets it

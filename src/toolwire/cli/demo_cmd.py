@@ -43,7 +43,12 @@ def bundled_streams() -> list[DemoStream]:
             if entry.name.endswith(".sse"):
                 out.append(
                     DemoStream(
-                        f"real/{provider}/{entry.name}", fmt, entry.read_bytes(), [], [], None
+                        f"real {provider} {entry.name.removesuffix('.sse')}",
+                        fmt,
+                        entry.read_bytes(),
+                        [],
+                        [],
+                        None,
                     )
                 )
     for line in (root / "streams.jsonl").read_text(encoding="utf-8").splitlines():
@@ -120,7 +125,7 @@ def demo(
         f"{chunk_size}-byte reads",
         show_lines=True,
     )
-    table.add_column("stream", style="cyan", no_wrap=True)
+    table.add_column("stream", style="cyan", max_width=24)
     table.add_column("what arrived")
     table.add_column("repairs")
     table.add_column("calls (name(arguments) status)")
@@ -135,7 +140,7 @@ def demo(
             table.add_row(stream.name, stream.format, "-", Text(str(exc), style="dim"), "-", "")
             continue
         totals["streams"] += 1
-        arrived = f"{stream.format}, {len(stream.data):,} B in {pieces} reads"
+        arrived = f"{stream.format}\n{len(stream.data):,} B, {pieces} reads"
         if stream.covers:
             arrived += "\n" + " ".join(stream.covers)
         repairs = sorted({r for c in result.calls for r in c.repairs})
