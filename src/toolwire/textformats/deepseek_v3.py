@@ -1,0 +1,81 @@
+# ruff: noqa: RUF001, RUF002  (DeepSeek's markers use the fullwidth bar U+FF5C on purpose)
+"""DeepSeek V3 / R1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>N``
+newline, a fenced ```` ```json ```` object, ``<｜tool▁call▁end｜>`` … ``<｜tool▁calls▁end｜>``.
+
+The V3.1 body (``N<｜tool▁sep｜>{args}``) is read by the same grammar: the text before
+``<｜tool▁sep｜>`` is the type ``function`` only when a name line follows.
+"""
+
+from __future__ import annotations
+
+from toolwire.assemble import JsonScanner
+from toolwire.textformats.scanner import Grammar, Markers, TextScanner
+
+CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+CALLS_END = "<｜tool▁calls▁end｜>"
+CALL_BEGIN = "<｜tool▁call▁begin｜>"
+CALL_END = "<｜tool▁call▁end｜>"
+SEP = "<｜tool▁sep｜>"
+
+_HEAD = Markers(SEP, CALL_END, CALLS_END, CALL_BEGIN)
+_NAME_LINE = Markers("\n", "```", "{", CALL_END, CALLS_END, CALL_BEGIN)
+_AFTER = Markers(CALL_END, CALLS_END, CALL_BEGIN)
+_BETWEEN = Markers(CALL_BEGIN, CALLS_END)
+
+
+class DeepSeekV3Extractor(TextScanner):
+    START = (CALLS_BEGIN, CALL_BEGIN)
+    STRAY = (CALL_END, CALLS_END, SEP)
+
+    def call(self, marker: str) -> Grammar:
+        if marker == CALLS_BEGIN:
+            r = yield (self.expect, (CALL_BEGIN,))
+            if r is None:
+                self.truncated_call(None)
+                return True
+            if r is False:
+                return False
+            self.skip(len(r))
+        while True:
+            yield from self._one()
+            m = yield (self.until, _BETWEEN, None, False)
+            if m != CALL_BEGIN:
+                return True
+
+    def _one(self) -> Grammar:
+        head, m = yield from self.capture(_HEAD)
+        if m != SEP:
+            self.truncated_call(head.strip() or None)
+            if m in (CALLS_END, CALL_BEGIN):
+                self.push_back(m)
+            return
+        name = head.strip()
+        r = yield (self.expect, ("{", "["))
+        if r is False and name == "function":  # V3: the name is on the next line
+            line, m = yield from self.capture(_NAME_LINE)
+            name = line.strip()
+            if m is None:
+                self.truncated_call(name or None)
+                return
+            if m != "\n":
+                self.push_back(m)
+            r = yield (self.expect, ("```json", "```", "{", "["))
+            if isinstance(r, str) and r.startswith("```"):
+                self.skip(len(r))
+                r = yield (self.expect, ("{", "["))
+        index = self.begin_call(name or None)
+        if r is None:
+            self.end_call(index, truncated=True)
+            return
+        if r is False:  # not JSON: hand the text over as it is, the finisher judges it
+            m, scan = yield from self.stream_arguments(index, _AFTER)
+            if m in (CALLS_END, CALL_BEGIN):
+                self.push_back(m)
+            self.end_call(index, truncated=m is None and not scan.balanced)
+            return
+        done = yield (self.json, JsonScanner(), lambda t: self.arguments(index, t))
+        self.end_call(index, truncated=not done)
+        if done:
+            m = yield (self.until, _AFTER, None, False)  # the closing fence, if any
+            if m in (CALLS_END, CALL_BEGIN):
+                self.push_back(m)

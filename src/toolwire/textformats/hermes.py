@@ -1,0 +1,19 @@
+"""Hermes / Qwen2.5: ``<tool_call>{"name": N, "arguments": {args}}</tool_call>``.
+
+The closing tag is optional at the end of the output (servers often use it as a stop
+string); a call is complete once its JSON object is.
+"""
+
+from __future__ import annotations
+
+from toolwire.textformats.jsoncalls import envelopes
+from toolwire.textformats.scanner import Grammar, TextScanner
+
+
+class HermesExtractor(TextScanner):
+    START = ("<tool_call>",)
+    STRAY = ("</tool_call>",)
+
+    def call(self, marker: str) -> Grammar:
+        handled = yield from envelopes(self, ("</tool_call>",))
+        return handled

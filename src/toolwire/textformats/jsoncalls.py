@@ -1,0 +1,203 @@
+"""Calls written as JSON envelopes: ``{"name": N, "arguments": {args}}``.
+
+Shared by hermes, mistral (old), llama3_json, granite, xlam, jamba/hunyuan, internlm,
+phi4_mini and the agents' fenced form. When the envelope starts with its name and the
+arguments are a JSON container (the usual case), the arguments stream as raw deltas
+while the object is still open. Anything else (keys in another order, Python-style
+quotes, string-encoded arguments) is read once, when the object closes, through the
+shared repair ladder. Which path applies depends only on the object's text, never on
+how it was chunked (F15).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from toolwire.assemble import JsonScanner
+from toolwire.repair import repair_json
+from toolwire.textformats.scanner import NEED, Grammar, TextScanner, _Need
+
+# Bounded, self-delimiting: a match on a prefix of the object is a match on the object.
+_HEADER = re.compile(
+    r'\{\s{0,32}"name"\s{0,32}:\s{0,32}("(?:[^"\\\n]|\\.){0,256}")\s{0,32},'
+    r'\s{0,32}"(?:arguments|parameters)"\s{0,32}:\s{0,32}(?=[\[{])'
+)
+_HEADER_LIMIT = 1024
+_NAME_GUESS = re.compile(r"""["']name["']\s*:\s*["']([^"'\\]{1,256})["']""")
+
+_HEAD, _ARGS, _TAIL, _BUFFER = range(4)
+
+# outcomes of reading one envelope
+CALL, TRUNCATED, NOT_A_CALL = "call", "truncated", "not_a_call"
+
+
+def _decode_name(quoted: str) -> str:
+    try:
+        value = orjson.loads(quoted)
+    except orjson.JSONDecodeError:
+        return quoted[1:-1]
+    return value if isinstance(value, str) else quoted[1:-1]
+
+
+class _Envelope:
+    """One envelope object being read (the scanner's text starts at its ``{``)."""
+
+    def __init__(self, sc: TextScanner, bare: bool) -> None:
+        self.sc = sc
+        self.bare = bare  # no marker announced a call: a nameless object is text
+        self.outer = JsonScanner()
+        self.inner = JsonScanner()
+        self.parts: list[str] = []
+        self.size = 0
+        self.phase = _HEAD
+        self.index = -1
+        self.outcome: tuple[str, str] = (CALL, "")
+
+    def step(self) -> tuple[str, str] | _Need:
+        sc = self.sc
+        buf, pos = sc._buf, sc._pos
+        text = buf[pos:]
+        sc._pos = len(buf)
+        while text:
+            if self.phase == _HEAD or self.phase == _BUFFER:
+                off = self.outer.feed(text)
+                piece = text if off < 0 else text[:off]
+                self.parts.append(piece)
+                self.size += len(piece)
+                if off >= 0:
+                    sc._pos = len(buf) - (len(text) - off)
+                    return self._whole("".join(self.parts))
+                if self.phase == _BUFFER:
+                    break
+                head = "".join(self.parts)
+                self.parts = [head]
+                m = _HEADER.match(head)
+                if m is None:
+                    if self.size >= _HEADER_LIMIT:
+                        self.phase = _BUFFER
+                    break
+                self.index = sc.begin_call(_decode_name(m.group(1)))
+                self.phase = _ARGS
+                text = head[m.end() :]
+                self.outer = JsonScanner()  # re-track the object from inside the args
+                self.outer.depth, self.outer.started = 1, True
+                continue
+            if self.phase == _ARGS:
+                off = self.inner.feed(text)
+                args = text if off < 0 else text[:off]
+                if args:
+                    sc.arguments(self.index, args)
+                self.outer.feed(args)
+                if off < 0:
+                    break
+                sc.end_call(self.index)
+                self.phase = _TAIL
+                text = text[off:]
+                sc._pos = len(buf) - len(text)
+                continue
+            # _TAIL: the rest of the object after its arguments (normally "}")
+            off = self.outer.feed(text)
+            if off >= 0:
+                sc._pos = len(buf) - (len(text) - off)
+                return (CALL, "")
+            break
+        if not sc._eof:
+            return NEED
+        return self._cut()
+
+    def _whole(self, obj: str) -> tuple[str, str]:
+        """The object closed before streaming began: read it at once."""
+        m = _HEADER.match(obj)
+        if m is not None:
+            inner = JsonScanner()
+            off = inner.feed(obj[m.end() :])
+            if off >= 0:
+                self.sc.whole_call(_decode_name(m.group(1)), obj[m.end() : m.end() + off])
+                return (CALL, "")
+        result = repair_json(obj)
+        value: Any = result.value if result.ok and not result.truncated else None
+        if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+            if self.bare:
+                return (NOT_A_CALL, obj)
+            self.sc.whole_call(None, obj)  # a call body the finisher reports as invalid
+            return (CALL, "")
+        args = value.get("arguments", value.get("parameters"))
+        if args is not None and not isinstance(args, str | dict | list):
+            args = orjson.dumps(args).decode()
+        self.sc.whole_call(value["name"], args)
+        return (CALL, "")
+
+    def _cut(self) -> tuple[str, str]:
+        """End of stream inside the object (F1)."""
+        if self.phase == _ARGS:
+            self.sc.end_call(self.index, truncated=True)
+            return (TRUNCATED, "")
+        if self.phase == _TAIL:
+            return (CALL, "")
+        head = "".join(self.parts)
+        guess = _NAME_GUESS.search(head)
+        if guess is None and self.bare:
+            return (NOT_A_CALL, head)
+        self.sc.truncated_call(guess.group(1) if guess else None)
+        return (TRUNCATED, "")
+
+
+def envelope(sc: TextScanner, *, bare: bool = False) -> Grammar:
+    """Read one envelope object; the text starts at ``{``. Answers an outcome:
+    CALL, TRUNCATED, or NOT_A_CALL (only when ``bare``; the object text is then
+    emitted as text here)."""
+    reader = _Envelope(sc, bare)
+    outcome, raw = yield (reader.step,)
+    if outcome == NOT_A_CALL:
+        sc.sink.text(raw)
+    return outcome
+
+
+def envelope_list(sc: TextScanner, *, opened: bool = False) -> Grammar:
+    """Read ``[env, env, …]`` (the text starts at ``[`` unless ``opened``).
+    Answers TRUNCATED if the stream ended inside it, else CALL."""
+    if not opened:
+        sc.skip(1)
+    while True:
+        r = yield (sc.expect, ("{", ",", "]"))
+        if r is None:
+            return TRUNCATED if sc.at_eof else CALL
+        if r is False:
+            return CALL  # not a list of envelopes any more: the rest is text
+        if r == "{":
+            outcome = yield from envelope(sc)
+            if outcome == TRUNCATED:
+                return TRUNCATED
+        else:
+            sc.skip(1)
+            if r == "]":
+                return CALL
+
+
+def envelopes(sc: TextScanner, closing: tuple[str, ...] = (), *, bare: bool = False) -> Grammar:
+    """A call body that is an envelope, a list of envelopes, or several envelopes in
+    a row, optionally followed by one of ``closing`` (consumed if present).
+    Answers False when the body is neither (nothing consumed). ``bare``: no marker
+    announced it, so an object that names no tool is text."""
+    r = yield (sc.expect, ("{", "["))
+    if r is None:
+        sc.truncated_call(None)  # the stream ended right after the call marker (F1)
+        return True
+    if r is False:
+        return False
+    while True:
+        if r == "[":
+            outcome = yield from envelope_list(sc)
+        else:
+            outcome = yield from envelope(sc, bare=bare)
+        if outcome != CALL:
+            return True
+        r = yield (sc.expect, ("{", *closing))
+        if r in closing:
+            sc.skip(len(r))
+            return True
+        if r != "{":
+            return True

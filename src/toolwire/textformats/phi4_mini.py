@@ -1,0 +1,20 @@
+"""Phi-4-mini: ``functools[{"name": N, "arguments": {args}}, …]``."""
+
+from __future__ import annotations
+
+from toolwire.textformats.jsoncalls import envelope_list
+from toolwire.textformats.scanner import Grammar, TextScanner
+
+
+class Phi4MiniExtractor(TextScanner):
+    START = ("functools[",)
+
+    def call(self, marker: str) -> Grammar:
+        r = yield (self.expect, ("{", "]"))
+        if r is None:
+            self.truncated_call(None)
+            return True
+        if r is False:
+            return False  # "functools[" in prose
+        yield from envelope_list(self, opened=True)
+        return True

@@ -1,0 +1,156 @@
+"""Pythonic calls: ``[f(a=1, b="x"), g()]`` (Llama 3.2 small, Llama 4, OLMo 3, LFM2).
+
+Bare at the start of the output (or after reasoning), or wrapped: Llama 4
+``<|python_start|>…<|python_end|>``, LFM2 ``<|tool_call_start|>…<|tool_call_end|>``.
+A bracket/quote scanner finds where each call ends in O(delta); each call is read
+with ``ast`` once, when it closes, and reported then.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from toolwire.textformats.scanner import NEED, Grammar, TextScanner, _Need
+
+_WRAPPERS = {"<|python_start|>": "<|python_end|>", "<|tool_call_start|>": "<|tool_call_end|>"}
+_BARE = re.compile(r"[ \t\r\n]{0,64}(?=\[[ \t\r\n]{0,16}[A-Za-z_][\w.]{0,128}[ \t\r\n]{0,8}\()")
+_STRUCTURE = re.compile(r"[\[\](){}'\"]")
+_QUOTE_STOP = {"'": re.compile(r"[\\']"), '"': re.compile(r'[\\"]')}
+_NAME = re.compile(r"[\s,]*([A-Za-z_][\w.]*)")
+_CONSTANTS = {"true": True, "false": False, "null": None, "none": None}
+
+
+def _plain(value: Any) -> Any:
+    """Python literal → JSON-ready value."""
+    if isinstance(value, tuple | list | set | frozenset):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, complex):
+        return str(value)
+    return value
+
+
+def _literal(node: ast.expr) -> Any:
+    try:
+        return _plain(ast.literal_eval(node))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    if isinstance(node, ast.Name) and node.id.lower() in _CONSTANTS:
+        return _CONSTANTS[node.id.lower()]
+    return ast.unparse(node)  # not a literal: its source, for validation to judge
+
+
+def read_call(text: str) -> tuple[str | None, dict[str, Any] | str | None]:
+    """``f(a=1)`` → ("f", {"a": 1}); unreadable arguments come back as raw text."""
+    source = text.strip().lstrip(",").strip()
+    guess = _NAME.match(source)
+    try:
+        node = ast.parse(source, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return (guess.group(1) if guess else None), source
+    if not isinstance(node, ast.Call) or node.args:
+        return (guess.group(1) if guess else None), source
+    name = ast.unparse(node.func)
+    args: dict[str, Any] = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            return name, source  # **kwargs
+        args[kw.arg] = _literal(kw.value)
+    return name, args
+
+
+class _CallList:
+    """Scans a Python list of calls (text starts after ``[``)."""
+
+    def __init__(self, sc: TextScanner) -> None:
+        self.sc = sc
+        self.depth = 1
+        self.quote = ""
+        self.escape = False
+        self.parts: list[str] = []
+
+    def step(self) -> bool | _Need:
+        sc = self.sc
+        buf, pos = sc._buf, sc._pos
+        text = buf[pos:]
+        n = len(text)
+        i = start = 0
+        if self.escape and n:
+            self.escape = False
+            i = 1
+        while i < n:
+            if self.quote:
+                m = _QUOTE_STOP[self.quote].search(text, i)
+                if m is None:
+                    break
+                j = m.start()
+                if text[j] == "\\":
+                    if j + 1 >= n:
+                        self.escape = True
+                        break
+                    i = j + 2
+                else:
+                    self.quote = ""
+                    i = j + 1
+                continue
+            m = _STRUCTURE.search(text, i)
+            if m is None:
+                break
+            j = m.start()
+            c = text[j]
+            i = j + 1
+            if c == "'" or c == '"':
+                self.quote = c
+            elif c in "([{":
+                self.depth += 1
+            else:
+                self.depth -= 1
+                if self.depth == 1 and c == ")":
+                    self.parts.append(text[start:i])
+                    start = i
+                    name, args = read_call("".join(self.parts))
+                    self.parts = []
+                    sc.whole_call(name, args)
+                elif self.depth <= 0:
+                    sc._pos = pos + i
+                    return True  # the list closed
+        self.parts.append(text[start:])
+        sc._pos = len(buf)
+        if not sc._eof:
+            return NEED
+        rest = "".join(self.parts)
+        if rest.strip(" \t\r\n,"):
+            guess = _NAME.match(rest)
+            sc.truncated_call(guess.group(1) if guess else None)  # F1
+        return False
+
+
+class PythonicExtractor(TextScanner):
+    START = tuple(_WRAPPERS)
+    STRAY = tuple(_WRAPPERS.values())
+
+    def at_start(self) -> Grammar:
+        found = yield (self.peek, _BARE, 230, "[")
+        if found:
+            self.skip(found.end() - self._pos + 1)
+            yield (_CallList(self).step,)
+
+    def call(self, marker: str) -> Grammar:
+        r = yield (self.expect, ("[",))
+        if r is None:
+            self.truncated_call(None)
+            return True
+        if r is False:
+            return False
+        self.skip(1)
+        closed = yield (_CallList(self).step,)
+        if closed:
+            r = yield (self.expect, (_WRAPPERS[marker],))
+            if isinstance(r, str):
+                self.skip(len(r))
+        return True

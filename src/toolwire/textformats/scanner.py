@@ -1,0 +1,390 @@
+"""The streaming scanner every text-format extractor is built on.
+
+A family describes its grammar as a generator (``call``) that yields *requests*; the
+scanner satisfies each request from its buffer, or pauses until more text arrives.
+Requests are small: "text until one of these markers", "does the buffer start with
+one of these literals", "match this bounded regex", "read one JSON value". Each looks
+only at the unconsumed text, which is the new delta plus a held-back tail no longer
+than the longest marker (F14), so a delta costs O(len(delta)) (F22), and any chunking
+of the same text gives the same requests the same answers (F15).
+
+Reasoning (``<think>`` … ``</think>``, F16) and call bookkeeping (indices, closing
+open calls as truncated at end of stream, F1) live here too, so families stay small.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, Final
+
+from toolwire.assemble import CallAssembler, JsonScanner
+from toolwire.names import resolve_tool_name
+from toolwire.spec import ToolSpec
+
+
+class _Need:
+    def __repr__(self) -> str:
+        return "NEED"
+
+
+NEED: Final = _Need()  # a request cannot be answered until more text arrives
+
+Emit = Callable[[str], None]
+Request = tuple[Any, ...]
+# A family's grammar: yields requests, receives their answers, returns a result.
+Grammar = Generator[Request, Any, Any]
+
+_SPACE = frozenset(" \t\r\n")
+_WS_LIMIT = 256  # whitespace allowed between a marker and what must follow it
+
+
+class Markers:
+    """A fixed set of literal markers, searched together from a position."""
+
+    __slots__ = ("extendable", "longest", "markers", "prefixes", "regex", "starts")
+
+    def __init__(self, *markers: str) -> None:
+        unique = sorted(set(markers), key=len, reverse=True)  # longest wins at a position
+        self.markers = tuple(unique)
+        self.regex = re.compile("|".join(re.escape(m) for m in unique))
+        self.longest = max(len(m) for m in unique)
+        self.prefixes = frozenset(m[:i] for m in unique for i in range(1, len(m)))
+        self.starts = re.compile("[" + "".join(sorted({re.escape(m[0]) for m in unique})) + "]")
+        # a marker that is the start of a longer one needs one more character to decide
+        self.extendable = frozenset(
+            m for m in unique if any(o != m and o.startswith(m) for o in unique)
+        )
+
+    def holdback(self, buf: str, start: int) -> int:
+        """Where the tail of ``buf`` that could still become a marker begins."""
+        n = len(buf)
+        lo = max(start, n - self.longest + 1)
+        m = self.starts.search(buf, lo)
+        while m is not None:
+            i = m.start()
+            if buf[i:] in self.prefixes:
+                return i
+            m = self.starts.search(buf, i + 1)
+        return n
+
+
+class TextScanner:
+    """Base of every family extractor: feed text deltas, then close.
+
+    Subclasses set ``START`` (markers that may open a call), optionally ``STRAY``
+    (markup removed when seen outside a call), ``THINK`` (reasoning delimiters or
+    None), and implement ``call(marker)``; ``at_start()`` handles calls that need no
+    marker at the start of the output (bare JSON / Python lists).
+    """
+
+    START: tuple[str, ...] = ()
+    STRAY: tuple[str, ...] = ()
+    THINK: tuple[str, str] | None = ("<think>", "</think>")
+
+    def __init__(
+        self,
+        sink: CallAssembler,
+        tools: list[ToolSpec] | tuple[ToolSpec, ...] = (),
+        *,
+        calls_in_reasoning: bool = False,
+        start_in_reasoning: bool = False,
+    ) -> None:
+        self.sink = sink
+        self.tools = {t.name: t for t in tools}
+        self.calls_in_reasoning = calls_in_reasoning
+        self._start_in_reasoning = start_in_reasoning
+        self._next_index = 0
+        self._open_calls: set[int] = set()
+        self._buf = ""
+        self._pos = 0  # the unconsumed text is _buf[_pos:]
+        self._eof = False
+        self._failed = False
+        self._reasoning = start_in_reasoning
+        self._build_markers()
+        self._start()
+
+    # -- public API ---------------------------------------------------------------
+
+    def feed(self, text: str) -> None:
+        if not text:
+            return
+        if self._failed:
+            self.sink.text(text)
+            return
+        self._buf = self._buf[self._pos :] + text if self._pos else self._buf + text
+        self._pos = 0
+        self._drive()
+
+    def close(self) -> None:
+        """End of stream: flush held text; open calls are reported truncated (F1)."""
+        if not self._failed:
+            self._eof = True
+            self._drive()
+        for index in sorted(self._open_calls):
+            self.sink.close_call(index=index, truncated=True)
+        self._open_calls.clear()
+        # text fed after close (a provider sending content after its finish reason)
+        # starts a fresh scan rather than being lost
+        self._buf, self._pos, self._eof = "", 0, False
+        self._reasoning = False
+        if not self._failed:
+            self._start()
+
+    # -- driving the grammar ----------------------------------------------------
+
+    def _build_markers(self) -> None:
+        think = self.THINK or ()
+        self._text_markers = (
+            Markers(*self.START, *self.STRAY, *think)
+            if (self.START or self.STRAY or think)
+            else None
+        )
+        if self.THINK is not None:
+            extra = self.START if self.calls_in_reasoning else ()
+            self._reason_markers = Markers(self.THINK[1], *extra)
+
+    def _start(self) -> None:
+        self._gen = self.run()
+        self._req: Request | None = next(self._gen)
+
+    def _drive(self) -> None:
+        req = self._req
+        if req is None:
+            return
+        try:
+            while True:
+                res = req[0](*req[1:])
+                if res is NEED:
+                    break
+                req = self._gen.send(res)
+        except StopIteration:
+            req = None
+        except Exception as exc:  # never raise on model text: report, pass text through
+            self._failed = True
+            req = None
+            self.sink.error(f"text-format extractor failed: {exc!r}", self._buf[self._pos :])
+            self.sink.text(self._buf[self._pos :])
+            self._buf, self._pos = "", 0
+        self._req = req
+
+    def run(self) -> Grammar:
+        """The top level: text, reasoning blocks, stray markup, and calls."""
+        think_open, think_close = self.THINK or ("", "")
+        if not self._reasoning:
+            yield from self.at_start()
+        while True:
+            if self._reasoning:
+                emit: Emit = self.sink.reasoning
+                m = yield (self.until, self._reason_markers, emit, True)
+            else:
+                emit = self.sink.text
+                if self._text_markers is None:
+                    m = yield (self.until_eof, emit)
+                else:
+                    m = yield (self.until, self._text_markers, emit, True)
+            if m is None:
+                return
+            if m == think_open and not self._reasoning:
+                self._reasoning = True
+            elif m == think_close:
+                # a close without an open (the open was in the prompt) is markup too
+                if self._reasoning:
+                    self._reasoning = False
+                    yield from self.at_start()
+            elif m in self.STRAY and m not in self.START:
+                continue
+            else:
+                handled = yield from self.call(m)
+                if not handled:
+                    emit(m)  # it only looked like a marker: it stays text
+                elif self.START:
+                    # whitespace between calls, or after the last one, is not text
+                    r = yield (self.expect, self.START)
+                    if r is None and not self._buf[self._pos :].strip(" \t\r\n"):
+                        self._pos = len(self._buf)
+
+    def at_start(self) -> Grammar:
+        """Calls written without a marker at the start of the output (or after
+        reasoning). Default: none."""
+        return
+        yield
+
+    def call(self, marker: str) -> Grammar:
+        """Read a call region that began with ``marker`` (consumed). Return False,
+        consuming nothing more, when what follows is not a call body."""
+        return False
+        yield
+
+    # -- requests: each returns NEED or an answer ---------------------------------
+
+    def until(self, markers: Markers, emit: Emit | None, keep_tail: bool) -> str | _Need | None:
+        """Pass text to ``emit`` up to the next marker; answer the marker (consumed),
+        or None at end of stream. ``keep_tail``: at the end, a held-back partial
+        marker is emitted (text) rather than dropped (inside a call)."""
+        buf, pos = self._buf, self._pos
+        m = markers.regex.search(buf, pos)
+        if m is not None:
+            start, end = m.span()
+            if end == len(buf) and not self._eof and m.group() in markers.extendable:
+                if emit is not None and start > pos:
+                    emit(buf[pos:start])
+                self._pos = start
+                return NEED
+            if emit is not None and start > pos:
+                emit(buf[pos:start])
+            self._pos = end
+            return m.group()
+        if self._eof:
+            if emit is not None and len(buf) > pos:
+                cut = len(buf) if keep_tail else markers.holdback(buf, pos)
+                if cut > pos:
+                    emit(buf[pos:cut])
+            self._pos = len(buf)
+            return None
+        hold = markers.holdback(buf, pos)
+        if emit is not None and hold > pos:
+            emit(buf[pos:hold])
+        self._pos = hold
+        return NEED
+
+    def until_eof(self, emit: Emit) -> _Need | None:
+        if len(self._buf) > self._pos:
+            emit(self._buf[self._pos :])
+        self._pos = len(self._buf)
+        return None if self._eof else NEED
+
+    def expect(self, literals: tuple[str, ...]) -> str | bool | _Need | None:
+        """After optional whitespace, does the text start with one of ``literals``?
+        Answers the literal (whitespace consumed, the literal not), False (nothing
+        consumed) or None at end of stream."""
+        buf, pos = self._buf, self._pos
+        n = len(buf)
+        i = pos
+        while i < n and buf[i] in _SPACE:
+            i += 1
+        if i - pos > _WS_LIMIT:
+            return False
+        rest = buf[i : i + max(len(x) for x in literals)]
+        if not self._eof and any(len(lit) > len(rest) and lit.startswith(rest) for lit in literals):
+            return NEED  # a literal could still match (the longest one wins)
+        for lit in sorted(literals, key=len, reverse=True):
+            if rest.startswith(lit):
+                self._pos = i
+                return lit
+        if self._eof and not rest:
+            return None
+        return False
+
+    def peek(
+        self, pattern: re.Pattern[str], limit: int, lead: str = ""
+    ) -> re.Match[str] | bool | _Need:
+        """Match ``pattern`` at the current position without consuming. The pattern
+        must delimit its own end (a lookahead), so a match on a prefix of the text is
+        a match on the whole; it is decided once it matches, once ``limit``
+        characters are buffered, or at end of stream. ``lead``: the characters the
+        first non-space character must be one of (decides a mismatch early)."""
+        buf, pos = self._buf, self._pos
+        m = pattern.match(buf, pos)
+        if m is not None:
+            return m
+        if lead:
+            i = pos
+            while i < len(buf) and buf[i] in _SPACE:
+                i += 1
+            if i < len(buf) and buf[i] not in lead:
+                return False
+        if self._eof or len(self._buf) - self._pos >= limit:
+            return False
+        return NEED
+
+    def json(self, scanner: JsonScanner, emit: Emit) -> bool | _Need:
+        """Pass one JSON container (the text starts with ``{`` or ``[``) to ``emit``;
+        answer True when it closed, False at end of stream."""
+        buf, pos = self._buf, self._pos
+        text = buf[pos:] if pos else buf
+        off = scanner.feed(text)
+        if off >= 0:
+            if off:
+                emit(text[:off])
+            self._pos = pos + off
+            return True
+        if text:
+            emit(text)
+        self._pos = len(buf)
+        return False if self._eof else NEED
+
+    # -- helpers for families -------------------------------------------------
+
+    def capture(self, markers: Markers) -> Grammar:
+        """Collect text up to a marker: answers (text, marker or None)."""
+        parts: list[str] = []
+        m = yield (self.until, markers, parts.append, False)
+        return "".join(parts), m
+
+    def push_back(self, text: str) -> None:
+        """Un-consume ``text``, which the last request just consumed."""
+        self._pos -= len(text)
+
+    def skip(self, n: int) -> None:
+        self._pos += n
+
+    @property
+    def at_eof(self) -> bool:
+        return self._eof and self._pos >= len(self._buf)
+
+    def begin_call(self, name: str | None, id: str | None = None) -> int:
+        index = self._next_index
+        self._next_index += 1
+        self._open_calls.add(index)
+        self.sink.tool(index, id, name or None, None)
+        return index
+
+    def arguments(self, index: int, value: str | Mapping[str, Any] | list[Any]) -> None:
+        self.sink.tool(index, None, None, value)
+
+    def end_call(self, index: int, *, truncated: bool = False) -> None:
+        if index in self._open_calls:
+            self._open_calls.discard(index)
+            self.sink.close_call(index=index, truncated=truncated)
+
+    def whole_call(
+        self, name: str | None, value: str | Mapping[str, Any] | list[Any] | None
+    ) -> None:
+        index = self.begin_call(name)
+        if value is not None:
+            self.arguments(index, value)
+        self.end_call(index)
+
+    def truncated_call(self, name: str | None, value: Any = None, id: str | None = None) -> None:
+        index = self.begin_call(name, id)
+        if value is not None:
+            self.arguments(index, value)
+        self.end_call(index, truncated=True)
+
+    def stream_arguments(self, index: int, markers: Markers) -> Grammar:
+        """Stream raw argument text up to an end marker (answered, or None at end of
+        stream). Leading whitespace is not sent. The call is closed: complete at its
+        marker, or when cut off while its JSON was already whole; else truncated."""
+        scan = JsonScanner()
+        started = False
+
+        def piece(text: str) -> None:
+            nonlocal started
+            if not started:
+                text = text.lstrip()
+                if not text:
+                    return
+                started = True
+            scan.feed(text)
+            self.arguments(index, text)
+
+        m = yield (self.until, markers, piece, False)
+        return m, scan
+
+    def schema_for(self, name: str) -> Mapping[str, Any] | None:
+        """The declared schema of the tool ``name`` resolves to (None if unknown)."""
+        if not self.tools:
+            return None
+        match = resolve_tool_name(name, self.tools)
+        return self.tools[match.name].parameters if match.name is not None else None

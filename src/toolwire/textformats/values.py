@@ -1,0 +1,150 @@
+"""Typing raw parameter text by the tool's JSON Schema (the schema-typed families).
+
+XML-style formats (qwen3_coder, seed_oss, glm, minimax_m2, DSML, ``<invoke>``) write
+every value as text. The schema decides what it becomes (design principle 5): a
+parameter that may be a string keeps its text exactly (``"02134"`` stays a string,
+F11); otherwise the text is read as the first allowed type it fits. Text that fits
+no allowed type stays a string, and the finisher's validation marks the call.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from toolwire.repair import repair_json
+
+_INT = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_ORDER = ("null", "integer", "number", "boolean", "object", "array")
+
+
+def parameter_schema(tool_schema: Mapping[str, Any] | None, key: str) -> Mapping[str, Any] | None:
+    """The schema of parameter ``key`` (None when the tool or key is not declared)."""
+    if tool_schema is None:
+        return None
+    props = tool_schema.get("properties")
+    if isinstance(props, Mapping):
+        found = props.get(key)
+        if isinstance(found, Mapping):
+            return found
+    extra = tool_schema.get("additionalProperties")
+    return extra if isinstance(extra, Mapping) else None
+
+
+def allowed_types(schema: Mapping[str, Any]) -> set[str]:
+    """JSON types a schema admits: ``type`` (or a list), enum/const values, and the
+    members of anyOf/oneOf/allOf. Empty means "anything"."""
+    found: set[str] = set()
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        found.add(kind)
+    elif isinstance(kind, list):
+        found.update(k for k in kind if isinstance(k, str))
+    values = list(schema.get("enum") or ())
+    if "const" in schema:
+        values.append(schema["const"])
+    for v in values:
+        found.add(_json_type(v))
+    for key in ("anyOf", "oneOf", "allOf"):
+        members = schema.get(key)
+        if isinstance(members, list):
+            for member in members:
+                if isinstance(member, Mapping):
+                    found |= allowed_types(member)
+    if "properties" in schema and not found:
+        found.add("object")
+    if "items" in schema and not found:
+        found.add("array")
+    return found
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+class _NoFit:
+    pass
+
+
+_NO_FIT = _NoFit()
+
+
+def _as(kind: str, text: str) -> Any:
+    t = text.strip()
+    if kind == "null":
+        return None if t in ("null", "None", "NULL") else _NO_FIT
+    if kind == "integer":
+        if _INT.fullmatch(t):
+            return int(t)
+        if _FLOAT.fullmatch(t):
+            f = float(t)
+            if math.isfinite(f) and f.is_integer():
+                return int(f)
+        return _NO_FIT
+    if kind == "number":
+        if _INT.fullmatch(t):
+            return int(t)
+        if _FLOAT.fullmatch(t):
+            f = float(t)
+            return f if math.isfinite(f) else _NO_FIT
+        return _NO_FIT
+    if kind == "boolean":
+        low = t.lower()
+        return True if low == "true" else False if low == "false" else _NO_FIT
+    if kind in ("object", "array"):
+        want = dict if kind == "object" else list
+        try:
+            value = orjson.loads(t)
+        except orjson.JSONDecodeError:
+            result = repair_json(t)  # Python-style literals and the like: the shared ladder
+            if not result.ok or result.truncated:
+                return _NO_FIT
+            value = result.value
+        return value if isinstance(value, want) else _NO_FIT
+    return _NO_FIT
+
+
+def type_value(text: str, schema: Mapping[str, Any] | None) -> Any:
+    """Raw parameter text → a JSON value, by the parameter's schema."""
+    if schema is None:
+        return text  # an undeclared parameter: nothing says it is anything but text
+    kinds = allowed_types(schema)
+    if "string" in kinds:
+        return text
+    if not kinds:
+        # any type: JSON if it reads as JSON, else the text
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return text
+        return value
+    for kind in _ORDER:
+        if kind in kinds:
+            value = _as(kind, text)
+            if value is not _NO_FIT:
+                return value
+    return text
+
+
+def json_or_text(text: str) -> Any:
+    """A value written as JSON when it is not a string (GLM, DSML ``string="false"``
+    with no schema to go by): JSON if it reads, else the text."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
