@@ -60,7 +60,11 @@ class SSEDecoder:
         data = self._data
         for line in lines:
             if not line:
-                if data or self._event is not None:
+                if data and self._event is None:  # the common message, dispatched inline
+                    text = data[0] if len(data) == 1 else "\n".join(data)
+                    out.append(SSEMessage(text, None, self._id, self._retry))
+                    data = self._data = []
+                elif data or self._event is not None:
                     out.append(self._dispatch())
                     data = self._data
             elif line[:6] == b"data: ":  # the common line, handled inline
