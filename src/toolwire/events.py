@@ -2,6 +2,10 @@
 
 Decoders (provider wire formats, model-text extractors) turn input into these events;
 encoders turn them back into a wire format. Nothing here does I/O.
+
+Events are slotted dataclasses, treated as immutable by convention: one is built per
+delta on the hot path, and a frozen dataclass costs about four times as much to build.
+ToolCall and Usage, built once per call or stream, are frozen.
 """
 
 from __future__ import annotations
@@ -73,21 +77,21 @@ class ToolCall:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TextDelta:
     """Visible text, tool markup removed."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ReasoningDelta:
     """Reasoning / thinking text."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallStarted:
     """A new call slot: its id and name as sent (the name is normalized at finish)."""
 
@@ -96,7 +100,7 @@ class CallStarted:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ArgumentsDelta:
     """Raw argument text appended to a slot (already de-duplicated for snapshots)."""
 
@@ -104,14 +108,14 @@ class ArgumentsDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallFinished:
     """A slot closed: the call after repair, coercion, naming and validation."""
 
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StreamFinished:
     """End of the model's turn: normalized finish reason and usage."""
 
@@ -120,7 +124,7 @@ class StreamFinished:
     raw_finish_reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StreamError:
     """Input that could not be read; ``raw`` keeps it so nothing is lost."""
 

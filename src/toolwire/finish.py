@@ -13,10 +13,11 @@ from typing import Any, Final
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema import validators
 
-from toolwire.coerce import coerce_arguments
+from toolwire.coerce import WRAPPER_KEYS, coerce_arguments
 from toolwire.events import CallStatus, ToolCall
 from toolwire.names import resolve_tool_name, unknown_tool_message
 from toolwire.repair import repair_json
+from toolwire.schemacheck import compile_check
 from toolwire.spec import ToolSpec
 
 
@@ -46,22 +47,33 @@ def describe_violation(error: jsonschema_exceptions.ValidationError) -> str:
 
 
 class SchemaValidator:
-    """A compiled JSON Schema validator for one tool (built once, reused per call)."""
+    """A compiled JSON Schema validator for one tool (built once, reused per call).
 
-    __slots__ = ("_error", "_validator")
+    A fast fit check (``toolwire.schemacheck``) answers for the common case of a value
+    that is fine; jsonschema gives the answer and the messages otherwise.
+    """
+
+    __slots__ = ("_error", "_fits", "_validator")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self._error: str | None = None
+        self._fits = compile_check(schema)
         cls = validators.validator_for(schema)
         try:
-            cls.check_schema(schema)
+            cls.check_schema(dict(schema))
         except jsonschema_exceptions.SchemaError as exc:
             self._error = f"the tool's schema is not valid JSON Schema: {exc.message}"
         self._validator = cls(schema)
 
+    def fits(self, value: Any) -> bool:
+        """True when the value certainly satisfies the schema (False: not sure)."""
+        return self._error is None and self._fits is not None and self._fits(value)
+
     def errors(self, value: Any) -> list[str]:
         if self._error is not None:
             return [self._error]
+        if self._fits is not None and self._fits(value):
+            return []
         found = sorted(self._validator.iter_errors(value), key=lambda e: list(e.absolute_path))
         return [describe_violation(e) for e in found[:_MAX_ERRORS]]
 
@@ -81,6 +93,13 @@ class CallFinisher:
         if found is None:
             found = self._validators[name] = SchemaValidator(self.tools[name].parameters)
         return found
+
+    def _fits_as_sent(self, name: str, value: Any) -> bool:
+        """Coercion never changes a value that already fits its schema, except to unwrap
+        a lone ``{"arguments": {...}}`` (F25); skip it for those values."""
+        if type(value) is dict and len(value) == 1 and next(iter(value)) in WRAPPER_KEYS:
+            return False
+        return self.validator(name).fits(value)
 
     def finish(
         self,
@@ -110,6 +129,7 @@ class CallFinisher:
                 problems.append(unknown_tool_message(name, match, self.tools))
 
         readable = True
+        unreadable = ""
         if value is NOT_GIVEN:
             if not raw_arguments.strip():
                 value = {}  # F2: a tool with no parameters sends "" or nothing
@@ -120,7 +140,7 @@ class CallFinisher:
                 value = result.value
                 if not result.ok:
                     readable = False
-                    problems.append(f"arguments are not readable JSON: {result.error}")
+                    unreadable = f"arguments are not readable JSON: {result.error}"
 
         def make(status: CallStatus, arguments: dict[str, Any] | None, partial: Any) -> ToolCall:
             return ToolCall(
@@ -141,11 +161,12 @@ class CallFinisher:
             problems.append("arguments were cut off before they closed")
             return make("truncated", None, value)
         if not readable:
+            problems.append(unreadable)
             return make("invalid", None, None)
         if value is None and raw_arguments.strip() == "null":
             value = {}
             done.append("null_arguments")
-        if known is not None:
+        if known is not None and not self._fits_as_sent(known.name, value):
             coerced = coerce_arguments(value, known.parameters)
             value = coerced.value
             done.extend(coerced.repairs)

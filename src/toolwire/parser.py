@@ -21,6 +21,8 @@ from toolwire.events import Event, StreamResult
 from toolwire.providers import DECODERS, PlainTextDecoder, WireDecoder, detect_format
 from toolwire.spec import ToolSpec
 
+_DETECT_LIMIT = 65536  # bytes looked at before giving up on recognising a wire format
+
 
 class UnknownFormatError(ValueError):
     """A format name toolwire does not know."""
@@ -69,6 +71,7 @@ class StreamParser:
                 self.assembler.before_finish = self._extractor.close
         self._decoder: WireDecoder | None = None
         self._pending: list[bytes] = []
+        self._pending_size = 0
         if format.startswith("text:"):
             self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
         elif format != "auto":
@@ -86,7 +89,10 @@ class StreamParser:
             data = data.encode("utf-8", "surrogatepass")
         if self._decoder is None:
             self._pending.append(data)
-            self._detect(final=False)
+            self._pending_size += len(data)
+            # look again only when a line may have completed: linear however it is split
+            if b"\n" in data or b"\r" in data or self._pending_size > _DETECT_LIMIT:
+                self._detect(final=False)
             if self._decoder is None:
                 return []
             data = b"".join(self._pending)
@@ -109,12 +115,11 @@ class StreamParser:
     def _detect(self, *, final: bool) -> None:
         """Pick the wire format from the first complete message (format ``auto``)."""
         buffered = b"".join(self._pending)
-        if not final and b"\n\n" not in buffered and b"\r\n\r\n" not in buffered:
-            return
         text = buffered.decode("utf-8", "replace")
         name = detect_format(text)
         if name is None:
-            if final or len(buffered) > 65536:
+            whole_message = b"\n\n" in buffered or b"\r\n\r\n" in buffered
+            if final or whole_message or len(buffered) > _DETECT_LIMIT:
                 # nothing recognisable: treat it as raw model text rather than lose it
                 self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
             return

@@ -8,11 +8,12 @@ arrives in many pieces is joined once, when its end arrives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class SSEMessage:
+class SSEMessage(NamedTuple):
+    """One dispatched event. A tuple: cheap to build, one per wire message."""
+
     data: str
     event: str | None = None
     id: str | None = None
@@ -56,11 +57,20 @@ class SSEDecoder:
         if tail:
             self._pending.append(tail)
         out: list[SSEMessage] = []
+        data = self._data
         for line in lines:
-            if line:
+            if not line:
+                if data and self._event is None:  # the common message, dispatched inline
+                    text = data[0] if len(data) == 1 else "\n".join(data)
+                    out.append(SSEMessage(text, None, self._id, self._retry))
+                    data = self._data = []
+                elif data or self._event is not None:
+                    out.append(self._dispatch())
+                    data = self._data
+            elif line[:6] == b"data: ":  # the common line, handled inline
+                data.append(line[6:].decode("utf-8", "replace"))
+            else:
                 self._field(line)
-            elif self._data or self._event is not None:
-                out.append(self._dispatch())
         return out
 
     def close(self) -> list[SSEMessage]:
@@ -80,15 +90,13 @@ class SSEDecoder:
 
     def _field(self, line: bytes) -> None:
         if line.startswith(b"data:"):
-            value = line[6:] if line[5:6] == b" " else line[5:]
-            self._data.append(value.decode("utf-8", "replace"))
+            data = line[6:] if line[5:6] == b" " else line[5:]
+            self._data.append(data.decode("utf-8", "replace"))
             return
         if line[:1] == b":":
             return  # comment / keep-alive
-        name, sep, raw = line.partition(b":")
-        if raw[:1] == b" ":
-            raw = raw[1:]
-        value = raw.decode("utf-8", "replace")
+        name, _, raw = line.partition(b":")
+        value = (raw[1:] if raw[:1] == b" " else raw).decode("utf-8", "replace")
         if name == b"event":
             self._event = value
         elif name == b"data":
@@ -96,6 +104,5 @@ class SSEDecoder:
         elif name == b"id":
             if "\0" not in value:
                 self._id = value
-        elif name == b"retry":
-            if value.isdigit():
-                self._retry = int(value)
+        elif name == b"retry" and value.isdigit():
+            self._retry = int(value)

@@ -53,6 +53,7 @@ _FINISH_REASONS: dict[str, FinishReason] = {
     "max_tokens": "length",
     "model_length": "length",
     "max_output_tokens": "length",
+    "model_context_window_exceeded": "length",
     "incomplete": "length",
     "content_filter": "content_filter",
     "refusal": "content_filter",
@@ -190,6 +191,23 @@ class CallAssembler:
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, text))
 
+    def fast_arguments(self, index: int, text: str) -> bool:
+        """Append argument text to the open slot at ``index`` when nothing about it
+        needs routing decisions (the hot path). Returns False to take the full path."""
+        slot = self._by_index.get(index)
+        if (
+            slot is None
+            or slot.closed
+            or slot.cumulative
+            or not slot.started_event
+            or len(text) >= slot.size  # could be a cumulative snapshot: check fully
+        ):
+            return False
+        slot.parts.append(text)
+        slot.size += len(text)
+        self.events.append(ArgumentsDelta(slot.number, text))
+        return True
+
     def close_call(
         self, *, index: int | None = None, id: str | None = None, truncated: bool = False
     ) -> None:
@@ -263,15 +281,12 @@ class CallAssembler:
                 self._by_id[id] = self._open
                 return self._open
             return self._new_slot(index, id)
-        if index is not None:
-            slot = self._by_index.get(index)
-        else:
-            slot = self._open
+        slot = self._by_index.get(index) if index is not None else self._open
         if slot is None or slot.closed:
             return self._new_slot(index, None)
         if (
             name is not None
-            and slot.scan.balanced
+            and self._scanned(slot).balanced
             and isinstance(arguments, str)
             and arguments.lstrip()[:1] in ("{", "[")
             and not slot.cumulative
@@ -284,7 +299,8 @@ class CallAssembler:
         if not text:
             return
         if slot.closed:
-            slot.errors.append("argument text arrived after the call was finished")
+            # the call is already out: keep the text visible rather than drop it
+            self.error(f"argument text arrived after call {slot.id or slot.number} finished", text)
             return
         size = slot.size
         if slot.cumulative or (size and len(text) >= size and text.startswith(slot.raw())):
@@ -303,9 +319,17 @@ class CallAssembler:
                 return
         slot.parts.append(text)
         slot.size += len(text)
-        slot.scan.feed(text)
         if slot.started_event:
             self.events.append(ArgumentsDelta(slot.number, text))
+
+    @staticmethod
+    def _scanned(slot: _Slot) -> JsonScanner:
+        """The slot's scanner, caught up with its text. Scanning is lazy: each character
+        is scanned once, when a decision needs the structure, not on every delta."""
+        scan = slot.scan
+        if scan.consumed < slot.size:
+            scan.feed(slot.raw()[scan.consumed :])
+        return scan
 
     def _finish_open(self, last_cut: bool) -> None:
         open_slots = [s for s in self._slots if not s.closed]

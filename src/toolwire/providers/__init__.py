@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder, WireDecoder
+from toolwire.providers.gemini import GeminiDecoder
+from toolwire.providers.ollama import OllamaDecoder
 from toolwire.providers.openai_chat import OpenAIChatDecoder
+from toolwire.providers.openai_responses import OpenAIResponsesDecoder
 from toolwire.providers.plain_text import PlainTextDecoder
 
 DECODERS: dict[str, type[WireDecoder]] = {
@@ -36,10 +39,23 @@ def register_decoder(name: str, cls: type[WireDecoder], markers: tuple[str, ...]
         _EXTRA_MARKERS[name] = markers
 
 
+register_decoder(
+    "openai-responses",
+    OpenAIResponsesDecoder,
+    ('"response.created"', '"response.in_progress"', '"response.output_', '"response.queued"'),
+)
+register_decoder("gemini", GeminiDecoder, ('"candidates"', '"usageMetadata"', '"promptFeedback"'))
+register_decoder(
+    "ollama", OllamaDecoder, ('"done":false', '"done": false', '"done":true', '"done": true')
+)
+
 __all__ = [
     "DECODERS",
     "AnthropicDecoder",
+    "GeminiDecoder",
+    "OllamaDecoder",
     "OpenAIChatDecoder",
+    "OpenAIResponsesDecoder",
     "PlainTextDecoder",
     "SSEWireDecoder",
     "WireDecoder",

@@ -95,4 +95,5 @@ class AnthropicDecoder(SSEWireDecoder):
         elif kind == "error":
             err = event.get("error") or {}
             sink.error(f"the upstream sent an error: {err.get('message', err)}", message.data)
+            sink.set_finish_reason("error")  # the turn failed; it did not "stop"
             self.finished = True

@@ -39,9 +39,14 @@ class WireDecoder(ABC):
         """One wire message's JSON. Unreadable JSON goes through the repair ladder
         (proxies emit Python-style chunks); what still fails becomes an error event."""
         try:
-            return orjson.loads(data)
+            value = orjson.loads(data)
         except orjson.JSONDecodeError:
             pass
+        else:
+            if isinstance(value, dict):
+                return value
+            self.sink.error(f"{self.format_name} message is not a JSON object", data)
+            return None
         result = repair_json(data)
         if result.ok and not result.truncated and isinstance(result.value, dict):
             return result.value
@@ -58,11 +63,19 @@ class SSEWireDecoder(WireDecoder):
 
     def feed(self, data: bytes | str) -> None:
         for message in self._sse.feed(data):
-            self.on_message(message)
+            self.dispatch(message)
 
     def close(self) -> None:
         for message in self._sse.close():
+            self.dispatch(message)
+
+    def dispatch(self, message: SSEMessage) -> None:
+        try:
             self.on_message(message)
+        except Exception as exc:  # a message of an unexpected shape must not end the stream
+            self.sink.error(
+                f"could not interpret {self.format_name} message: {exc!r}", message.data
+            )
 
     @abstractmethod
     def on_message(self, message: SSEMessage) -> None: ...

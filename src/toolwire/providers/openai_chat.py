@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from toolwire.events import Usage
 from toolwire.providers.base import SSEWireDecoder
 from toolwire.sse import SSEMessage
@@ -32,6 +34,42 @@ def openai_usage(usage: dict[str, Any]) -> Usage:
 
 class OpenAIChatDecoder(SSEWireDecoder):
     format_name = "openai-chat"
+
+    def feed(self, data: bytes | str) -> None:
+        # The loop and the fast path below are inlined on purpose: an argument-only
+        # chunk is the bulk of every tool-call stream, and each extra call per chunk is
+        # a visible share of the cost next to orjson itself.
+        fast = self.sink.fast_arguments
+        loads = orjson.loads
+        for message in self._sse.feed(data):
+            raw = message.data
+            try:
+                chunk = loads(raw)
+            except orjson.JSONDecodeError:
+                self.dispatch(message)  # [DONE], or broken JSON for the repair ladder
+                continue
+            try:
+                choices = chunk["choices"]
+                if len(choices) == 1 and chunk.get("usage") is None:
+                    choice = choices[0]
+                    delta = choice["delta"]
+                    if len(delta) == 1 and choice["finish_reason"] is None and not choice["index"]:
+                        (tc,) = delta["tool_calls"]
+                        index = tc["index"]
+                        function = tc["function"]
+                        if len(tc) == 2 and len(function) == 1 and type(index) is int:
+                            args = function["arguments"]
+                            if type(args) is str and fast(index, args):
+                                continue
+            except Exception:
+                pass  # not the common shape: the general path below decides
+            if type(chunk) is not dict:
+                self.sink.error("openai-chat message is not a JSON object", raw)
+                continue
+            try:
+                self.on_chunk(chunk, raw)
+            except Exception as exc:  # an unexpected shape must not end the stream
+                self.sink.error(f"could not interpret openai-chat message: {exc!r}", raw)
 
     def on_message(self, message: SSEMessage) -> None:
         data = message.data

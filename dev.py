@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Developer entry point that works on a fresh machine with only Python 3.11+.
+
+    python3 dev.py demo     # set up .venv from the lock file, run `toolwire demo`
+    python3 dev.py test     # set up .venv, run ruff, mypy --strict and the test suite
+    python3 dev.py bench    # run every benchmark in bench/
+    python3 dev.py lock     # re-resolve requirements.lock from pyproject.toml (needs uv)
+
+The virtualenv is rebuilt only when pyproject.toml or requirements.lock change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+STAMP = VENV / ".toolwire-installed"
+
+
+def run(*cmd: str | Path, check: bool = True) -> int:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.run([str(c) for c in cmd], cwd=ROOT, check=check).returncode
+
+
+def ensure_env() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"toolwire needs Python 3.11 or newer (this is {sys.version.split()[0]})")
+    digest = hashlib.sha256(
+        (ROOT / "pyproject.toml").read_bytes() + (ROOT / "requirements.lock").read_bytes()
+    ).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == digest and PY.exists():
+        return
+    if not PY.exists():
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    pip = (PY, "-m", "pip", "install", "--disable-pip-version-check", "-q")
+    run(*pip, "-r", "requirements.lock")
+    run(*pip, "--no-deps", "-e", ".")
+    STAMP.write_text(digest)
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else "help"
+    rest = argv[1:]
+    if command == "demo":
+        ensure_env()
+        return run(BIN / "toolwire", "demo", *rest, check=False)
+    if command == "test":
+        ensure_env()
+        failed = run(BIN / "ruff", "check", "src", "tests", "bench", check=False)
+        failed |= run(BIN / "mypy", "--strict", "src/toolwire", check=False)
+        failed |= run(PY, "-m", "pytest", *rest, check=False)
+        return 1 if failed else 0
+    if command == "bench":
+        ensure_env()
+        failed = 0
+        for script in sorted((ROOT / "bench").glob("bench_*.py")):
+            failed |= run(PY, script, *rest, check=False)
+        return 1 if failed else 0
+    if command == "lock":
+        return run(
+            "uv", "pip", "compile", "pyproject.toml", "--universal", "--python-version", "3.11",
+            "--extra", "dev", "--extra", "bench", "--extra", "mcp", "--extra", "otel",
+            "-o", "requirements.lock", "-q",
+        )
+    print(__doc__)
+    return 0 if command in ("help", "-h", "--help") else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

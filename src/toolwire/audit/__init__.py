@@ -1,0 +1,29 @@
+"""Audit: one record per tool call, sinks that store them, and reports over them."""
+
+from toolwire.audit.record import STATUSES, ExecutionRecord, Status, TaskRecord, TaskStatus
+from toolwire.audit.redact import REDACTED, arguments_hash, canonical_json, redact
+from toolwire.audit.report import AuditReport, TaskSummary, ToolStats, build_report
+from toolwire.audit.sinks import AuditSink, JSONLSink, MemorySink, read_jsonl
+from toolwire.audit.sqlite import SQLiteSink, read_sqlite
+
+__all__ = [
+    "REDACTED",
+    "STATUSES",
+    "AuditReport",
+    "AuditSink",
+    "ExecutionRecord",
+    "JSONLSink",
+    "MemorySink",
+    "SQLiteSink",
+    "Status",
+    "TaskRecord",
+    "TaskStatus",
+    "TaskSummary",
+    "ToolStats",
+    "arguments_hash",
+    "build_report",
+    "canonical_json",
+    "read_jsonl",
+    "read_sqlite",
+    "redact",
+]

@@ -1,0 +1,114 @@
+"""Aggregates over the audit trail: per-tool health and tokens per solved task (TPST).
+
+TPST = all tokens spent on all tasks' attempts (solved, failed and still open) ÷ the
+number of solved tasks. A task's tokens are the model usage the caller reported for it;
+a task with no reported usage counts the estimated tokens of its tool traffic instead
+(arguments written by the model plus results read back), and is marked ``estimate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from toolwire.audit.record import STATUSES, ExecutionRecord, TaskRecord
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear-interpolated percentile (``q`` in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    pos = (len(ordered) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+@dataclass(slots=True)
+class ToolStats:
+    tool: str
+    calls: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+    failures: int = 0
+    p50_ms: float = 0.0
+    p95_ms: float = 0.0
+    repaired_calls: int = 0
+    violations: int = 0
+    result_tokens: int = 0
+    arguments_tokens: int = 0
+
+
+@dataclass(slots=True)
+class TaskSummary:
+    tasks: int = 0
+    solved: int = 0
+    failed: int = 0
+    open: int = 0
+    total_tokens: int = 0
+    unsolved_tokens: int = 0
+    estimated_tasks: int = 0
+    tokens_per_solved_task: float | None = None
+
+
+@dataclass(slots=True)
+class AuditReport:
+    calls: int
+    tools: list[ToolStats]
+    tasks: TaskSummary
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def build_report(
+    records: Iterable[ExecutionRecord], tasks: Mapping[str, TaskRecord]
+) -> AuditReport:
+    per_tool: dict[str, ToolStats] = {}
+    durations: dict[str, list[float]] = {}
+    traffic: dict[str, int] = {}  # estimated tokens per task id
+    total = 0
+    for rec in records:
+        total += 1
+        st = per_tool.setdefault(rec.tool_name, ToolStats(tool=rec.tool_name))
+        st.calls += 1
+        st.by_status[rec.status] = st.by_status.get(rec.status, 0) + 1
+        if rec.status != "ok":
+            st.failures += 1
+        if rec.repairs:
+            st.repaired_calls += 1
+        st.violations += len(rec.violations)
+        st.result_tokens += rec.result_tokens
+        st.arguments_tokens += rec.arguments_tokens
+        durations.setdefault(rec.tool_name, []).append(rec.duration_ms)
+        if rec.task_id is not None:
+            traffic[rec.task_id] = (
+                traffic.get(rec.task_id, 0) + rec.result_tokens + rec.arguments_tokens
+            )
+    for name, st in per_tool.items():
+        st.p50_ms = round(percentile(durations[name], 50), 3)
+        st.p95_ms = round(percentile(durations[name], 95), 3)
+        st.by_status = {s: st.by_status[s] for s in STATUSES if s in st.by_status}
+
+    summary = TaskSummary()
+    for task_id in set(tasks) | set(traffic):
+        task = tasks.get(task_id) or TaskRecord(task_id=task_id)
+        tokens = task.reported_tokens
+        if tokens == 0:
+            tokens = traffic.get(task_id, 0)
+            summary.estimated_tasks += 1
+        summary.tasks += 1
+        summary.total_tokens += tokens
+        if task.status == "solved":
+            summary.solved += 1
+        else:
+            summary.unsolved_tokens += tokens
+            if task.status == "failed":
+                summary.failed += 1
+            else:
+                summary.open += 1
+    if summary.solved:
+        summary.tokens_per_solved_task = round(summary.total_tokens / summary.solved, 1)
+    tools = sorted(per_tool.values(), key=lambda s: (-s.calls, s.tool))
+    return AuditReport(calls=total, tools=tools, tasks=summary)

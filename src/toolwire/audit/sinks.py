@@ -1,0 +1,96 @@
+"""Where records go. A sink's ``write`` returns only once the record is stored: the
+engine calls it before it hands a call's result back, so a crash never loses the record
+of a call whose result was seen."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import orjson
+
+from toolwire.audit.record import ExecutionRecord, TaskRecord
+
+
+@runtime_checkable
+class AuditSink(Protocol):
+    def write(self, record: ExecutionRecord) -> None: ...
+
+    def write_task(self, task: TaskRecord) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class MemorySink:
+    """Keeps records in lists; for tests and for callers that inspect records directly."""
+
+    def __init__(self) -> None:
+        self.records: list[ExecutionRecord] = []
+        self.tasks: dict[str, TaskRecord] = {}
+
+    def write(self, record: ExecutionRecord) -> None:
+        self.records.append(record)
+
+    def write_task(self, task: TaskRecord) -> None:
+        self.tasks[task.task_id] = task
+
+    def close(self) -> None:
+        pass
+
+
+class JSONLSink:
+    """One JSON object per line: ``{"type": "call", ...}`` or ``{"type": "task", ...}``.
+
+    Each line is flushed to the operating system before ``write`` returns (it survives
+    the process being killed); ``fsync=True`` also survives power loss, at a cost.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self._fsync = fsync
+        self._lock = threading.Lock()
+        self._fh = open(self.path, "ab")  # noqa: SIM115 - closed in close()
+
+    def _append(self, obj: dict[str, object]) -> None:
+        line = orjson.dumps(obj, default=str) + b"\n"
+        with self._lock:
+            self._fh.write(line)
+            self._fh.flush()
+            if self._fsync:
+                os.fsync(self._fh.fileno())
+
+    def write(self, record: ExecutionRecord) -> None:
+        self._append({"type": "call", **record.to_dict()})
+
+    def write_task(self, task: TaskRecord) -> None:
+        self._append({"type": "task", **task.to_dict()})
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._fh.closed:
+                self._fh.close()
+
+
+def read_jsonl(
+    path: str | os.PathLike[str],
+) -> tuple[list[ExecutionRecord], dict[str, TaskRecord]]:
+    """Records and the latest state of each task from a JSONL audit file."""
+    records: list[ExecutionRecord] = []
+    tasks: dict[str, TaskRecord] = {}
+    with open(path, "rb") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # a line cut short by a crash
+            kind = obj.pop("type", "call")
+            if kind == "task":
+                task = TaskRecord.from_dict(obj)
+                tasks[task.task_id] = task
+            else:
+                records.append(ExecutionRecord.from_dict(obj))
+    return records, tasks

@@ -1,0 +1,187 @@
+"""The default audit sink: one SQLite file in WAL mode.
+
+Every record is its own committed transaction before ``write`` returns. With
+``synchronous=NORMAL`` (the default) a committed record survives the process being
+killed at any moment; ``durability="power"`` selects ``synchronous=FULL``, which also
+survives power loss but costs an fsync per call.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from toolwire.audit.record import ExecutionRecord, TaskRecord
+
+SCHEMA_VERSION = 1
+DEFAULT_AUDIT_DB = "toolwire-audit.db"
+
+
+def default_audit_path() -> Path:
+    """``$TOOLWIRE_AUDIT_DB``, else ``toolwire-audit.db`` in the working directory."""
+    return Path(os.environ.get("TOOLWIRE_AUDIT_DB") or DEFAULT_AUDIT_DB)
+
+
+_RECORD_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("record_id", "TEXT PRIMARY KEY"),
+    ("call_id", "TEXT"),
+    ("tool_name", "TEXT NOT NULL"),
+    ("status", "TEXT NOT NULL"),
+    ("started_at", "REAL NOT NULL"),
+    ("duration_ms", "REAL NOT NULL"),
+    ("name_as_sent", "TEXT"),
+    ("tool_type", "TEXT"),
+    ("tool_origin", "TEXT"),
+    ("tool_description", "TEXT"),
+    ("session_id", "TEXT"),
+    ("task_id", "TEXT"),
+    ("turn", "INTEGER"),
+    ("executor", "TEXT"),
+    ("error_type", "TEXT"),
+    ("error_message", "TEXT"),
+    ("arguments_sha256", "TEXT"),
+    ("arguments", "TEXT"),
+    ("arguments_tokens", "INTEGER"),
+    ("repairs", "TEXT"),
+    ("validation_errors", "TEXT"),
+    ("violations", "TEXT"),
+    ("policy_decision", "TEXT"),
+    ("approval_id", "TEXT"),
+    ("result_chars", "INTEGER"),
+    ("result_tokens", "INTEGER"),
+    ("result_truncated", "INTEGER"),
+    ("tokenizer", "TEXT"),
+    ("extra", "TEXT"),
+)
+_JSON_COLUMNS = {"repairs", "validation_errors", "violations", "extra"}
+_TASK_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("task_id", "TEXT PRIMARY KEY"),
+    ("status", "TEXT NOT NULL"),
+    ("session_id", "TEXT"),
+    ("started_at", "REAL"),
+    ("ended_at", "REAL"),
+    ("attempts", "INTEGER"),
+    ("input_tokens", "INTEGER"),
+    ("output_tokens", "INTEGER"),
+    ("reasoning_tokens", "INTEGER"),
+)
+
+_INSERT_RECORD = "INSERT OR REPLACE INTO tool_calls ({}) VALUES ({})".format(
+    ", ".join(c for c, _ in _RECORD_COLUMNS), ", ".join("?" for _ in _RECORD_COLUMNS)
+)
+_UPSERT_TASK = "INSERT OR REPLACE INTO tasks ({}) VALUES ({})".format(
+    ", ".join(c for c, _ in _TASK_COLUMNS), ", ".join("?" for _ in _TASK_COLUMNS)
+)
+
+
+def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
+    # Autocommit (isolation_level=None): every INSERT is its own durable transaction.
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA synchronous={synchronous}")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS tool_calls ({})".format(
+            ", ".join(f"{c} {t}" for c, t in _RECORD_COLUMNS)
+        )
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS tasks ({})".format(
+            ", ".join(f"{c} {t}" for c, t in _TASK_COLUMNS)
+        )
+    )
+    conn.execute("CREATE INDEX IF NOT EXISTS tool_calls_task ON tool_calls (task_id)")
+    conn.execute("CREATE INDEX IF NOT EXISTS tool_calls_tool ON tool_calls (tool_name)")
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    return conn
+
+
+def _dumps(value: Any) -> str:
+    return orjson.dumps(value, default=str).decode()
+
+
+class SQLiteSink:
+    """Writes records and tasks to ``path`` (created if missing). Safe across threads."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        durability: Literal["process", "power"] = "process",
+    ) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = _connect(self.path, "FULL" if durability == "power" else "NORMAL")
+
+    def write(self, record: ExecutionRecord) -> None:
+        row = (
+            record.record_id,
+            record.call_id,
+            record.tool_name,
+            record.status,
+            record.started_at,
+            record.duration_ms,
+            record.name_as_sent,
+            record.tool_type,
+            record.tool_origin,
+            record.tool_description,
+            record.session_id,
+            record.task_id,
+            record.turn,
+            record.executor,
+            record.error_type,
+            record.error_message,
+            record.arguments_sha256,
+            record.arguments,
+            record.arguments_tokens,
+            _dumps(list(record.repairs)) if record.repairs else "[]",
+            _dumps(list(record.validation_errors)) if record.validation_errors else "[]",
+            _dumps(list(record.violations)) if record.violations else "[]",
+            record.policy_decision,
+            record.approval_id,
+            record.result_chars,
+            record.result_tokens,
+            int(record.result_truncated),
+            record.tokenizer,
+            _dumps(dict(record.extra)) if record.extra else "{}",
+        )
+        with self._lock:
+            self._conn.execute(_INSERT_RECORD, row)
+
+    def write_task(self, task: TaskRecord) -> None:
+        row = tuple(getattr(task, c) for c, _ in _TASK_COLUMNS)
+        with self._lock:
+            self._conn.execute(_UPSERT_TASK, row)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def read_sqlite(
+    path: str | os.PathLike[str],
+) -> tuple[list[ExecutionRecord], dict[str, TaskRecord]]:
+    """All records (in start order) and tasks of an audit database."""
+    if not Path(path).exists():
+        raise FileNotFoundError(f"no audit database at {path}")
+    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    try:
+        conn.row_factory = sqlite3.Row
+        records = []
+        for row in conn.execute("SELECT * FROM tool_calls ORDER BY started_at, rowid"):
+            data = dict(row)
+            for key in _JSON_COLUMNS:
+                data[key] = orjson.loads(data[key]) if data.get(key) else None
+            data["result_truncated"] = bool(data.get("result_truncated"))
+            records.append(ExecutionRecord.from_dict(data))
+        tasks = {
+            row["task_id"]: TaskRecord.from_dict(dict(row))
+            for row in conn.execute("SELECT * FROM tasks")
+        }
+    finally:
+        conn.close()
+    return records, tasks

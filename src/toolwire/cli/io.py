@@ -1,0 +1,48 @@
+"""Small shared helpers for commands: reading inputs, printing JSON, failing clearly."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import orjson
+import typer
+
+from toolwire.spec import ToolSpec, ToolSpecError, load_tool_specs
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"toolwire: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def read_input(path: str | None) -> bytes:
+    """A file's bytes, or standard input for ``-`` / no path."""
+    if path is None or path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}")
+
+
+def read_json_file(path: str, what: str) -> Any:
+    data = read_input(path)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        fail(f"{what} file {path} is not valid JSON: {exc}")
+
+
+def read_tools(path: str | None) -> list[ToolSpec]:
+    if path is None:
+        return []
+    try:
+        return load_tool_specs(read_json_file(path, "tools"))
+    except ToolSpecError as exc:
+        fail(f"tools file {path}: {exc}")
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")

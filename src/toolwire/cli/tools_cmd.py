@@ -1,0 +1,156 @@
+"""``toolwire tools``: list and call the tools of MCP servers from an ``mcpServers`` file."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+from toolwire.engine import ToolEngine, ToolResult
+from toolwire.tools import MCPConfigError, ToolRegistry, load_mcp_config
+
+app = typer.Typer(
+    help="List and call the tools of MCP servers (a JSON file in the mcpServers form).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def main() -> None:
+    """List and call the tools of MCP servers."""
+
+
+ConfigOpt = Annotated[
+    Path, typer.Option("--config", "-c", help="MCP servers JSON file (mcpServers form).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show the servers' stderr.")]
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_PENDING = 3
+
+
+def _fail(message: str) -> typer.Exit:
+    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False)
+    return typer.Exit(EXIT_USAGE)
+
+
+async def _with_registry(config: Path, verbose: bool, body: Any) -> Any:
+    from toolwire.tools.mcp import open_toolsets
+
+    servers = load_mcp_config(config)
+    with open(os.devnull, "w") as devnull:
+        errlog = sys.stderr if verbose else devnull
+        async with open_toolsets(servers, errlog=errlog) as toolsets:
+            return await body(ToolRegistry(toolsets))
+
+
+@app.command("list")
+def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
+    """List every tool of every configured server, with its hints."""
+
+    async def body(registry: ToolRegistry) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": t.name,
+                "origin": t.origin,
+                "description": t.spec.description,
+                "hints": t.hints.to_dict(),
+                "parameters": dict(t.spec.parameters),
+            }
+            for t in registry
+        ]
+
+    try:
+        tools = anyio.run(_with_registry, config, verbose, body)
+    except MCPConfigError as exc:
+        raise _fail(str(exc)) from None
+    if json_out:
+        sys.stdout.write(orjson.dumps(tools, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    table = Table("tool", "server", "hints", "description")
+    for t in tools:
+        hints = ", ".join(k for k, v in t["hints"].items() if v is True)
+        first_line = (t["description"] or "").strip().splitlines()[:1]
+        table.add_row(t["name"], t["origin"].removeprefix("mcp:"), hints, "".join(first_line))
+    Console().print(table)
+
+
+@app.command("call")
+def call_tool(
+    name: Annotated[str, typer.Argument(help="Tool name (as listed).")],
+    config: ConfigOpt,
+    args: Annotated[str, typer.Option("--args", "-a", help="Arguments as JSON.")] = "{}",
+    audit: Annotated[
+        Path | None,
+        typer.Option(
+            "--audit",
+            help="Audit SQLite file [default: $TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
+        ),
+    ] = None,
+    approve: Annotated[
+        bool, typer.Option("--approve", help="Approve the call if a policy asks for approval.")
+    ] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds before the call times out.")] = 60.0,
+    task: Annotated[str | None, typer.Option(help="Task id to file the call under.")] = None,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Call one tool through the engine and print its result.
+
+    Exit code 0: ok; 1: the call failed (tool error, invalid arguments, denied, timeout);
+    2: bad usage or configuration; 3: the call waits for approval (re-run with --approve).
+    """
+    sink = SQLiteSink(audit or default_audit_path())
+
+    async def body(registry: ToolRegistry) -> list[ToolResult]:
+        engine = ToolEngine(registry, sinks=[sink], timeout=timeout)
+        first = await engine.call(name, args, task_id=task)
+        if first.status == "pending_approval" and approve and first.approval_id:
+            return [first, await engine.approve(first.approval_id)]
+        return [first]
+
+    try:
+        results = anyio.run(_with_registry, config, verbose, body)
+    except MCPConfigError as exc:
+        raise _fail(str(exc)) from None
+    finally:
+        sink.close()
+    result = results[-1]
+    if json_out:
+        out = result.to_dict()
+        out["value"] = result.value if _jsonable(result.value) else result.content
+        sys.stdout.write(orjson.dumps(out, default=str, option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif result.status == "pending_approval":
+        Console(stderr=True).print(
+            f"[yellow]pending approval[/yellow] (id {result.approval_id}): {result.content}\n"
+            "Re-run with --approve to run it.",
+            highlight=False,
+        )
+    else:
+        sys.stdout.write(result.content + ("\n" if not result.content.endswith("\n") else ""))
+        if result.status != "ok":
+            Console(stderr=True).print(f"[red]{result.status}[/red]", highlight=False)
+    if result.status == "pending_approval":
+        raise typer.Exit(EXIT_PENDING)
+    if result.status != "ok":
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        orjson.dumps(value)
+    except TypeError:
+        return False
+    return True

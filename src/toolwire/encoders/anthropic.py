@@ -1,0 +1,127 @@
+"""Canonical events → Anthropic Messages SSE.
+
+``message_start``, then content blocks one at a time (``content_block_start`` /
+``_delta`` / ``_stop``: ``text``, ``thinking``, ``tool_use`` with
+``input_json_delta``), then ``message_delta`` (stop reason, cumulative usage) and
+``message_stop``. Every message has its ``event:`` line (clients ignore data
+without one) and there is never a ``[DONE]``. A failed stream ends with
+``event: error``.
+
+A truncated tool call keeps its block open (no ``content_block_stop``): the block
+never finished, and the ``max_tokens`` stop reason tells the client why.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
+from toolwire.events import StreamFinished, ToolCall
+
+_REASONS = {
+    "tool_calls": "tool_use",
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+
+class AnthropicEncoder(StreamEncoder):
+    format_name = "anthropic"
+    native_reasons: ClassVar[dict[str, frozenset[str]]] = {
+        "stop": frozenset({"end_turn", "stop_sequence", "pause_turn"}),
+        "length": frozenset({"max_tokens", "model_context_window_exceeded"}),
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._block: str | None = None  # type of the open block
+        self._index = -1  # index of the last block started
+
+    def _event(self, name: str, data: dict[str, Any]) -> str:
+        return sse({"type": name, **data}, event=name)
+
+    def _preamble(self) -> list[str]:
+        usage: dict[str, Any] = {"input_tokens": self.input_tokens or 0, "output_tokens": 0}
+        message: dict[str, Any] = {
+            "id": f"msg_{self.message_id}",
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage,
+        }
+        return [self._event("message_start", {"message": message})]
+
+    def _close_block(self) -> list[str]:
+        if self._block is None:
+            return []
+        self._block = None
+        return [self._event("content_block_stop", {"index": self._index})]
+
+    def _open_block(self, kind: str, block: dict[str, Any]) -> list[str]:
+        out = self._close_block()
+        self._index += 1
+        self._block = kind
+        out.append(
+            self._event("content_block_start", {"index": self._index, "content_block": block})
+        )
+        return out
+
+    def _delta(self, delta: dict[str, Any]) -> str:
+        return self._event("content_block_delta", {"index": self._index, "delta": delta})
+
+    def _text(self, text: str) -> list[str]:
+        out = (
+            [] if self._block == "text" else self._open_block("text", {"type": "text", "text": ""})
+        )
+        out.append(self._delta({"type": "text_delta", "text": text}))
+        return out
+
+    def _reasoning(self, text: str) -> list[str]:
+        out = []
+        if self._block != "thinking":
+            out = self._open_block(
+                "thinking", {"type": "thinking", "thinking": "", "signature": ""}
+            )
+            self.note("thinking blocks carry no signature (the upstream was not Anthropic)")
+        out.append(self._delta({"type": "thinking_delta", "thinking": text}))
+        return out
+
+    def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:
+        block = {
+            "type": "tool_use",
+            "id": self.call_id(call_id, slot, "toolu_"),
+            "name": name,
+            "input": {},
+        }
+        return self._open_block("tool_use", block)
+
+    def _call_args(self, slot: int, text: str) -> list[str]:
+        return [self._delta({"type": "input_json_delta", "partial_json": text})]
+
+    def _call_end(self, call: ToolCall) -> list[str]:
+        if call.status == "truncated":
+            self._block = None  # left open on purpose: it never finished
+            return []
+        return self._close_block()
+
+    def _finish(self, finished: StreamFinished) -> list[str]:
+        out = self._close_block()
+        usage = usage_or_empty(finished.usage)
+        wire_usage: dict[str, Any] = {"output_tokens": usage.output_tokens or 0}
+        if usage.input_tokens is not None:
+            wire_usage["input_tokens"] = usage.input_tokens
+        if usage.cache_read_tokens is not None:
+            wire_usage["cache_read_input_tokens"] = usage.cache_read_tokens
+        if usage.cache_write_tokens is not None:
+            wire_usage["cache_creation_input_tokens"] = usage.cache_write_tokens
+        delta = {"stop_reason": self.wire_reason(finished, _REASONS), "stop_sequence": None}
+        out.append(self._event("message_delta", {"delta": delta, "usage": wire_usage}))
+        out.append(self._event("message_stop", {}))
+        return out
+
+    def _fail(self, message: str) -> list[str]:
+        return [self._event("error", {"error": {"type": "api_error", "message": message}})]

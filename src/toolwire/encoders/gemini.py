@@ -1,0 +1,122 @@
+"""Canonical events → Google Gemini ``streamGenerateContent`` chunks.
+
+Server-Sent Events (``alt=sse``, the default) or the JSON-array framing
+(``array=True``). Text and thoughts (``"thought": true``) go out as they arrive; each
+function call goes out whole, its arguments as an object, with its id. The last
+chunk has the ``finishReason`` and ``usageMetadata``. Gemini has no "tool calls"
+finish reason: calls end with ``STOP``.
+
+Not expressible, hence left out and recorded in ``lossy``: a truncated call or one
+whose arguments could not be read (Gemini arguments are objects; sending ``{}``
+would invite the client to run the tool with nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import orjson
+
+from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
+from toolwire.events import StreamFinished, ToolCall
+
+_REASONS = {
+    "tool_calls": "STOP",
+    "stop": "STOP",
+    "length": "MAX_TOKENS",
+    "content_filter": "SAFETY",
+}
+
+
+class GeminiEncoder(StreamEncoder):
+    format_name = "gemini"
+    streams_arguments: ClassVar[bool] = False
+    native_reasons: ClassVar[dict[str, frozenset[str]]] = {
+        "content_filter": frozenset(
+            {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
+        ),
+    }
+
+    def __init__(self, *, array: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.array = array
+        if array:
+            self.media_type = "application/json"
+        self._chunks = 0
+        self._call_count = 0
+
+    def _emit(self, chunk: dict[str, Any]) -> str:
+        chunk.setdefault("modelVersion", self.model)
+        chunk.setdefault("responseId", self.message_id)
+        self._chunks += 1
+        if not self.array:
+            return sse(chunk)
+        body = orjson.dumps(chunk).decode()
+        return ("[" if self._chunks == 1 else ",\r\n") + body
+
+    def _parts(self, parts: list[dict[str, Any]], **candidate: Any) -> str:
+        return self._emit(
+            {
+                "candidates": [
+                    {"content": {"parts": parts, "role": "model"}, "index": 0, **candidate}
+                ]
+            }
+        )
+
+    def _preamble(self) -> list[str]:
+        return []
+
+    def _text(self, text: str) -> list[str]:
+        return [self._parts([{"text": text}])]
+
+    def _reasoning(self, text: str) -> list[str]:
+        return [self._parts([{"text": text, "thought": True}])]
+
+    def _whole_call_fits(self, call: ToolCall) -> bool:
+        if call.arguments is None:
+            what = "truncated" if call.status == "truncated" else "unreadable"
+            self.note(f"a {what} call to {call.name!r} was left out: Gemini arguments are objects")
+            return False
+        return True
+
+    def _whole_call(self, call: ToolCall) -> list[str]:
+        fn: dict[str, Any] = {"name": call.name, "args": call.arguments}
+        if call.id:
+            fn["id"] = call.id
+        return [self._parts([{"functionCall": fn}])]
+
+    def _finish(self, finished: StreamFinished) -> list[str]:
+        usage = usage_or_empty(finished.usage)
+        meta: dict[str, Any] = {}
+        if usage.input_tokens is not None:
+            meta["promptTokenCount"] = usage.input_tokens
+        if usage.output_tokens is not None:
+            thoughts = usage.reasoning_tokens or 0
+            meta["candidatesTokenCount"] = max(usage.output_tokens - thoughts, 0)
+            if usage.reasoning_tokens is not None:
+                meta["thoughtsTokenCount"] = usage.reasoning_tokens
+        if usage.cache_read_tokens is not None:
+            meta["cachedContentTokenCount"] = usage.cache_read_tokens
+        if meta:
+            meta["totalTokenCount"] = (usage.input_tokens or 0) + (usage.output_tokens or 0)
+        chunk: dict[str, Any] = {
+            "candidates": [
+                {
+                    "content": {"parts": [{"text": ""}], "role": "model"},
+                    "finishReason": self.wire_reason(finished, _REASONS),
+                    "index": 0,
+                }
+            ]
+        }
+        if meta:
+            chunk["usageMetadata"] = meta
+        out = [self._emit(chunk)]
+        if self.array:
+            out.append("]")
+        return out
+
+    def _fail(self, message: str) -> list[str]:
+        out = [self._emit({"error": {"code": 500, "message": message, "status": "INTERNAL"}})]
+        if self.array:
+            out.append("]")
+        return out

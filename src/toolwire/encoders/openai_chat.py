@@ -1,0 +1,120 @@
+"""Canonical events → OpenAI Chat Completions chunks (``chat.completion.chunk``).
+
+``data: {chunk}`` messages: a first chunk with the role, content / reasoning /
+tool-call deltas, a chunk with ``finish_reason``, the usage chunk (``choices: []``,
+as with ``stream_options.include_usage``) and ``data: [DONE]``. A failed stream ends
+with an ``error`` object and no ``[DONE]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
+from toolwire.events import StreamFinished, ToolCall, Usage
+
+_REASONS = {
+    "tool_calls": "tool_calls",
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "content_filter",
+}
+
+
+def openai_usage_dict(usage: Usage) -> dict[str, Any]:
+    prompt = usage.input_tokens or 0
+    completion = usage.output_tokens or 0
+    out: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if usage.cache_read_tokens is not None:
+        out["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
+    if usage.reasoning_tokens is not None:
+        out["completion_tokens_details"] = {"reasoning_tokens": usage.reasoning_tokens}
+    return out
+
+
+class OpenAIChatEncoder(StreamEncoder):
+    format_name = "openai-chat"
+    native_reasons: ClassVar[dict[str, frozenset[str]]] = {
+        "tool_calls": frozenset({"function_call"})
+    }
+
+    def __init__(
+        self,
+        *,
+        include_usage: bool = True,
+        reasoning_field: str = "reasoning_content",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.include_usage = include_usage
+        self.reasoning_field = reasoning_field  # de-facto field; vLLM also reads "reasoning"
+        self._indexes: dict[int, int] = {}  # slot → tool_calls index (0, 1, … in order)
+
+    @property
+    def chunk_id(self) -> str:
+        return f"chatcmpl-{self.message_id}"
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> str:
+        return sse(
+            {
+                "id": self.chunk_id,
+                "object": "chat.completion.chunk",
+                "created": self.created,
+                "model": self.model,
+                "choices": [
+                    {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+                ],
+            }
+        )
+
+    def _preamble(self) -> list[str]:
+        return [self._chunk({"role": "assistant", "content": ""})]
+
+    def _text(self, text: str) -> list[str]:
+        return [self._chunk({"content": text})]
+
+    def _reasoning(self, text: str) -> list[str]:
+        return [self._chunk({self.reasoning_field: text})]
+
+    def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:
+        index = self._indexes.setdefault(slot, len(self._indexes))
+        header = {
+            "index": index,
+            "id": self.call_id(call_id, slot, "call_"),
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
+        return [self._chunk({"tool_calls": [header]})]
+
+    def _call_args(self, slot: int, text: str) -> list[str]:
+        index = self._indexes.setdefault(slot, len(self._indexes))
+        return [self._chunk({"tool_calls": [{"index": index, "function": {"arguments": text}}]})]
+
+    def _call_end(self, call: ToolCall) -> list[str]:
+        return []  # the chat format has no per-call end marker
+
+    def _finish(self, finished: StreamFinished) -> list[str]:
+        out = [self._chunk({}, self.wire_reason(finished, _REASONS))]
+        if self.include_usage:
+            usage = usage_or_empty(finished.usage)
+            out.append(
+                sse(
+                    {
+                        "id": self.chunk_id,
+                        "object": "chat.completion.chunk",
+                        "created": self.created,
+                        "model": self.model,
+                        "choices": [],
+                        "usage": openai_usage_dict(usage),
+                    }
+                )
+            )
+        out.append("data: [DONE]\n\n")
+        return out
+
+    def _fail(self, message: str) -> list[str]:
+        return [sse({"error": {"message": message, "type": "upstream_error", "code": None}})]

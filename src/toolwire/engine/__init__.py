@@ -1,0 +1,51 @@
+"""The execution engine: resolve → validate → policy → execute → record, for every call."""
+
+from toolwire.engine.engine import (
+    PHASES,
+    ApprovalNotFound,
+    CallRequest,
+    CallState,
+    Hook,
+    PendingApproval,
+    Phase,
+    ToolEngine,
+)
+from toolwire.engine.policy import (
+    AllowTools,
+    CallLimits,
+    CommandPolicy,
+    Decision,
+    DenyTools,
+    DestructiveNeedsApproval,
+    PathPolicy,
+    Policy,
+    PolicyRequest,
+    RequireApproval,
+    default_policies,
+)
+from toolwire.engine.process import ProcessToolError
+from toolwire.engine.results import ToolResult
+
+__all__ = [
+    "PHASES",
+    "AllowTools",
+    "ApprovalNotFound",
+    "CallLimits",
+    "CallRequest",
+    "CallState",
+    "CommandPolicy",
+    "Decision",
+    "DenyTools",
+    "DestructiveNeedsApproval",
+    "Hook",
+    "PathPolicy",
+    "PendingApproval",
+    "Phase",
+    "Policy",
+    "PolicyRequest",
+    "ProcessToolError",
+    "RequireApproval",
+    "ToolEngine",
+    "ToolResult",
+    "default_policies",
+]

@@ -1,0 +1,707 @@
+"""The execution engine: every call goes resolve → validate → policy → execute → record.
+
+Each phase can end the call with a status the model can act on; every call the engine
+answers leaves exactly one record, written to the sinks before the result is returned.
+Hooks run after each phase and may add to the record (``state.extra``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+import orjson
+
+from toolwire.audit.record import ExecutionRecord, Status, TaskRecord
+from toolwire.audit.redact import arguments_hash, canonical_json, redact
+from toolwire.audit.sinks import AuditSink
+from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+from toolwire.engine.normalize import render, truncate
+from toolwire.engine.policy import Decision, Policy, PolicyRequest, default_policies
+from toolwire.engine.process import run_in_process
+from toolwire.engine.results import ToolResult
+from toolwire.engine.tasks import TaskLedger
+from toolwire.events import ToolCall, Usage
+from toolwire.finish import NOT_GIVEN, CallFinisher
+from toolwire.names import resolve_tool_name, unknown_tool_message
+from toolwire.tokens import estimate_tokens, tokenizer_name
+from toolwire.tools.base import ArgumentsRejected, Tool, ToolOutput
+from toolwire.tools.function import FunctionTool
+from toolwire.tools.registry import ToolRegistry
+
+log = logging.getLogger("toolwire.engine")
+
+Phase = Literal["resolve", "validate", "policy", "execute", "record"]
+PHASES: tuple[Phase, ...] = ("resolve", "validate", "policy", "execute", "record")
+
+
+@dataclass(frozen=True, slots=True)
+class CallRequest:
+    """A call from any source: a name and arguments as JSON text, a mapping, or nothing."""
+
+    name: str
+    arguments: Mapping[str, Any] | str | None = None
+    id: str | None = None
+
+
+@dataclass(slots=True)
+class CallState:
+    """One call on its way through the phases; hooks read it and may add to ``extra``."""
+
+    call_id: str
+    name_as_sent: str
+    raw_arguments: str
+    value: Any
+    truncated: bool
+    session_id: str | None
+    task_id: str | None
+    turn: int | None
+    started_at: float
+    t0: float
+    name: str = ""
+    tool: Tool | None = None
+    arguments: dict[str, Any] | None = None
+    repairs: list[str] = field(default_factory=list)
+    validation_errors: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    decision: str | None = None
+    approval_id: str | None = None
+    approved: bool = False
+    status: Status | None = None
+    output: ToolOutput | None = None
+    error_type: str | None = None
+    error_message: str | None = None
+    content: str = ""
+    cancel_requested: bool = False
+    scope: anyio.CancelScope | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def end(self, status: Status, content: str, error_type: str | None = None) -> None:
+        self.status = status
+        self.content = content
+        self.error_type = error_type
+        if status != "ok":
+            self.error_message = content
+
+
+Hook = Callable[[Phase, CallState], None]
+ProgressListener = Callable[[str, float, float | None, str | None], None]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingApproval:
+    approval_id: str
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    reasons: tuple[str, ...]
+    task_id: str | None
+    session_id: str | None
+    turn: int | None
+    repairs: tuple[str, ...]
+    created_at: float
+
+
+def _acquire_nowait(limits: list[anyio.Semaphore]) -> bool:
+    """Take every slot without waiting, or none: waiting costs a trip through the loop."""
+    for i, sem in enumerate(limits):
+        try:
+            sem.acquire_nowait()
+        except anyio.WouldBlock:
+            for taken in limits[:i]:
+                taken.release()
+            return False
+    return True
+
+
+async def _acquire(limits: list[anyio.Semaphore]) -> None:
+    for i, sem in enumerate(limits):
+        try:
+            await sem.acquire()
+        except BaseException:
+            for taken in reversed(limits[:i]):
+                taken.release()
+            raise
+
+
+def _release(limits: list[anyio.Semaphore]) -> None:
+    for sem in reversed(limits):
+        sem.release()
+
+
+class ApprovalNotFound(KeyError):
+    """No call is waiting under that approval id (unknown, or already decided)."""
+
+
+class ToolEngine:
+    """Runs tool calls through one audited path.
+
+    ``sinks`` defaults to one SQLite file (``$TOOLWIRE_AUDIT_DB`` or
+    ``./toolwire-audit.db``); pass ``[]`` for none. ``policies`` defaults to
+    ``default_policies()`` (destructive tools need approval). ``timeout`` applies to
+    each call's execution (not its wait for a concurrency slot). ``max_concurrency``
+    caps calls running at once; ``tool_concurrency`` caps single tools (a tool's own
+    ``max_concurrency`` also counts). Results are cut to ``result_token_budget`` tokens.
+    """
+
+    def __init__(
+        self,
+        tools: ToolRegistry | Iterable[Tool] = (),
+        *,
+        sinks: Sequence[AuditSink] | None = None,
+        policies: Sequence[Policy] | None = None,
+        timeout: float | None = 60.0,
+        max_concurrency: int | None = 16,
+        tool_concurrency: Mapping[str, int] | None = None,
+        result_token_budget: int | None = 4000,
+        store_arguments: bool = False,
+        hooks: Sequence[Hook] = (),
+        on_progress: ProgressListener | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        self.sinks: list[AuditSink] = (
+            [SQLiteSink(default_audit_path())] if sinks is None else list(sinks)
+        )
+        self.policies: list[Policy] = default_policies() if policies is None else list(policies)
+        self._admitters = [p for p in self.policies if hasattr(p, "admitted")]
+        self.timeout = timeout
+        self.result_token_budget = result_token_budget
+        self.store_arguments = store_arguments
+        self.hooks = list(hooks)
+        self.on_progress = on_progress
+        self.session_id = session_id
+        self._global = anyio.Semaphore(max_concurrency) if max_concurrency else None
+        self._tool_concurrency = dict(tool_concurrency or {})
+        self._tool_limits: dict[str, anyio.Semaphore] = {}
+        self._finisher: CallFinisher | None = None
+        self._finisher_key: tuple[int, int] | None = None
+        self._pending: dict[str, PendingApproval] = {}
+        self._running: dict[str, CallState] = {}
+        self._tokenizer = tokenizer_name()
+        self.tasks = TaskLedger(self._emit_task)
+        self.sink_errors = 0
+        self._id_prefix = os.urandom(8).hex()
+        self._ids = itertools.count(1)
+
+    # ----------------------------------------------------------------- public API
+
+    async def execute(
+        self,
+        call: ToolCall | CallRequest,
+        *,
+        task_id: str | None = None,
+        session_id: str | None = None,
+        turn: int | None = None,
+    ) -> ToolResult:
+        """Run one call through all phases and return its result (never raises for it)."""
+        state = self._begin(call, task_id, session_id, turn)
+        return await self._run(state)
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        id: str | None = None,
+        task_id: str | None = None,
+        session_id: str | None = None,
+        turn: int | None = None,
+    ) -> ToolResult:
+        """Shorthand for ``execute(CallRequest(name, arguments, id))``."""
+        return await self.execute(
+            CallRequest(name, arguments, id), task_id=task_id, session_id=session_id, turn=turn
+        )
+
+    async def execute_many(
+        self,
+        calls: Sequence[ToolCall | CallRequest],
+        *,
+        task_id: str | None = None,
+        session_id: str | None = None,
+        turn: int | None = None,
+    ) -> list[ToolResult]:
+        """Run a batch in parallel (within the concurrency limits); results in call order."""
+        results: list[ToolResult | None] = [None] * len(calls)
+
+        async def one(i: int, c: ToolCall | CallRequest) -> None:
+            results[i] = await self.execute(c, task_id=task_id, session_id=session_id, turn=turn)
+
+        async with anyio.create_task_group() as tg:
+            for i, c in enumerate(calls):
+                tg.start_soon(one, i, c)
+        return [r for r in results if r is not None]
+
+    def cancel(self, call_id: str) -> bool:
+        """Cancel a running (or queued) call; its result has status ``cancelled``."""
+        state = self._running.get(call_id)
+        if state is None:
+            return False
+        state.cancel_requested = True
+        if state.scope is not None:
+            state.scope.cancel()
+        return True
+
+    def pending(self) -> list[PendingApproval]:
+        return list(self._pending.values())
+
+    async def approve(self, approval_id: str) -> ToolResult:
+        """Run a call that was waiting for approval (deny rules and limits still apply)."""
+        pending = self._take_pending(approval_id)
+        state = self._resume(pending)
+        state.approved = True
+        state.repairs = list(pending.repairs)
+        return await self._run(state, from_policy=True)
+
+    def reject(self, approval_id: str, reason: str = "rejected by the reviewer") -> ToolResult:
+        """Refuse a waiting call; it is recorded as ``denied``."""
+        pending = self._take_pending(approval_id)
+        state = self._resume(pending)
+        state.decision = "rejected"
+        state.end(
+            "denied",
+            f"The call to {pending.name} was not approved: {reason}. "
+            "Do not retry it; choose another way or ask the user.",
+            "rejected",
+        )
+        return self._record(state)
+
+    def start_task(self, task_id: str | None = None, *, session_id: str | None = None) -> str:
+        return self.tasks.start(task_id, session_id=session_id or self.session_id)
+
+    def add_usage(self, task_id: str, usage: Usage) -> None:
+        """Add model usage (as the provider reported it) to a task, for TPST."""
+        self.tasks.add_usage(
+            task_id,
+            input_tokens=usage.input_tokens or 0,
+            output_tokens=usage.output_tokens or 0,
+            reasoning_tokens=usage.reasoning_tokens or 0,
+        )
+
+    def finish_task(self, task_id: str, *, solved: bool) -> TaskRecord:
+        return self.tasks.finish(task_id, solved=solved)
+
+    def close(self) -> None:
+        for sink in self.sinks:
+            sink.close()
+
+    # ------------------------------------------------------------------ phases
+
+    def _begin(
+        self,
+        call: ToolCall | CallRequest,
+        task_id: str | None,
+        session_id: str | None,
+        turn: int | None,
+    ) -> CallState:
+        truncated = False
+        if isinstance(call, ToolCall):
+            name = call.name_as_sent or call.name
+            raw = call.raw_arguments
+            value: Any = call.arguments if call.arguments is not None else NOT_GIVEN
+            truncated = call.status == "truncated"
+            if truncated:
+                value = NOT_GIVEN
+            repairs = list(call.repairs)
+        else:
+            name = call.name
+            args = call.arguments
+            raw, value = (args, NOT_GIVEN) if isinstance(args, str) else ("", args or {})
+            repairs = []
+        session = session_id or self.session_id
+        if task_id is not None:
+            self.tasks.ensure(task_id, session)
+        state = CallState(
+            call_id=call.id or self._new_id("call"),
+            name_as_sent=name,
+            raw_arguments=raw,
+            value=value,
+            truncated=truncated,
+            session_id=session,
+            task_id=task_id,
+            turn=turn,
+            started_at=time.time(),
+            t0=time.perf_counter(),
+            name=name,
+        )
+        state.repairs = repairs
+        return state
+
+    async def _run(self, state: CallState, *, from_policy: bool = False) -> ToolResult:
+        self._running[state.call_id] = state
+        try:
+            if not from_policy:
+                self._resolve(state)
+                self._hook("resolve", state)
+                if state.status is None:
+                    self._validate(state)
+                    self._hook("validate", state)
+            if state.status is None:
+                self._policy(state)
+                self._hook("policy", state)
+            if state.status is None:
+                await self._execute(state)
+                self._hook("execute", state)
+        except anyio.get_cancelled_exc_class():
+            # The caller was cancelled: record the call, then let cancellation go on.
+            if state.status is None or state.status == "ok":
+                state.output = None
+                state.end("cancelled", f"The call to {state.name} was cancelled.", "cancelled")
+            self._record(state)
+            raise
+        except Exception as exc:  # an engine or hook bug must not lose the record
+            log.exception("engine failure in call %s", state.call_id)
+            state.output = None
+            state.end("tool_error", f"Internal error running {state.name}: {exc}", "EngineError")
+        finally:
+            self._running.pop(state.call_id, None)
+        return self._record(state)
+
+    def _resolve(self, state: CallState) -> None:
+        registry = self.registry
+        tool = registry.get(state.name_as_sent)
+        if tool is None:
+            names = registry.names
+            match = resolve_tool_name(state.name_as_sent, names)
+            if match.name is None:
+                message = unknown_tool_message(state.name_as_sent, match, names)
+                text = message[0].upper() + message[1:]
+                state.end(
+                    "invalid_args",
+                    text if text.endswith(("?", ".")) else text + ".",
+                    "unknown_tool",
+                )
+                return
+            tool = registry[match.name]
+            if match.repair:
+                state.repairs.append(match.repair)
+        state.tool = tool
+        state.name = tool.name
+
+    def _finisher_for(self) -> CallFinisher:
+        key = (id(self.registry), self.registry.version)
+        if self._finisher is None or self._finisher_key != key:
+            self._finisher = CallFinisher(self.registry.specs())
+            self._finisher_key = key
+        return self._finisher
+
+    def _validate(self, state: CallState) -> None:
+        finished = self._finisher_for().finish(
+            id=state.call_id,
+            name=state.name,
+            raw_arguments=state.raw_arguments,
+            value=state.value,
+            truncated=state.truncated,
+        )
+        for r in finished.repairs:
+            if r not in state.repairs:
+                state.repairs.append(r)
+        if finished.status in ("complete", "repaired") and finished.arguments is not None:
+            state.arguments = finished.arguments
+            return
+        state.validation_errors = list(finished.errors)
+        if finished.arguments is not None:
+            state.arguments = finished.arguments
+        problems = "; ".join(finished.errors) or "the arguments could not be read"
+        state.end(
+            "invalid_args",
+            f"Invalid arguments for {state.name}: {problems}. "
+            "Correct the arguments and call the tool again.",
+            "truncated_arguments" if finished.status == "truncated" else "invalid_arguments",
+        )
+
+    def _policy(self, state: CallState) -> None:
+        if not self.policies:
+            state.decision = "approved" if state.approved else "allow"
+            return
+        assert state.tool is not None and state.arguments is not None
+        request = PolicyRequest(
+            tool=state.tool,
+            name=state.name,
+            arguments=state.arguments,
+            call_id=state.call_id,
+            task_id=state.task_id,
+            session_id=state.session_id,
+        )
+        denies: list[Decision] = []
+        approvals: list[Decision] = []
+        for policy in self.policies:
+            decision = policy.check(request)
+            if decision is None or decision.action == "allow":
+                continue
+            (denies if decision.action == "deny" else approvals).append(decision)
+        if denies:
+            state.violations.extend(f"{d.policy}: {d.reason}" for d in denies)
+            state.decision = "deny"
+            reasons = "; ".join(d.reason for d in denies)
+            state.end(
+                "denied",
+                f"The call to {state.name} was denied by policy: {reasons}. "
+                "Do not retry it unchanged.",
+                "denied",
+            )
+            return
+        if approvals and not state.approved:
+            approval_id = self._new_id("appr")
+            reasons_t = tuple(d.reason for d in approvals)
+            self._pending[approval_id] = PendingApproval(
+                approval_id=approval_id,
+                call_id=state.call_id,
+                name=state.name,
+                arguments=state.arguments,
+                reasons=reasons_t,
+                task_id=state.task_id,
+                session_id=state.session_id,
+                turn=state.turn,
+                repairs=tuple(state.repairs),
+                created_at=time.time(),
+            )
+            state.approval_id = approval_id
+            state.decision = "approval_required"
+            state.extra["approval_reasons"] = list(reasons_t)
+            state.end(
+                "pending_approval",
+                f"The call to {state.name} is waiting for approval "
+                f"({'; '.join(reasons_t)}); approval id {approval_id}.",
+            )
+            return
+        state.decision = "approved" if state.approved else "allow"
+        for policy in self._admitters:
+            policy.admitted(request)
+
+    def _limits(self, tool: Tool) -> list[anyio.Semaphore]:
+        out = [self._global] if self._global is not None else []
+        limit = self._tool_concurrency.get(tool.name, tool.max_concurrency)
+        if limit:
+            sem = self._tool_limits.get(tool.name)
+            if sem is None:
+                sem = self._tool_limits[tool.name] = anyio.Semaphore(limit)
+            out.append(sem)
+        return out
+
+    async def _execute(self, state: CallState) -> None:
+        tool = state.tool
+        assert tool is not None and state.arguments is not None
+        timeout = tool.timeout if tool.timeout is not None else self.timeout
+        limits = self._limits(tool)
+        held = _acquire_nowait(limits)
+        scope: anyio.CancelScope | None = None
+        output: ToolOutput | None = None
+        try:
+            if held and tool.executor == "inline" and not state.cancel_requested:
+                # An inline tool blocks the loop until it returns: nothing can time it
+                # out or cancel it, so it needs no cancel scope (the fast path).
+                try:
+                    output = await self._invoke(tool, state)
+                finally:
+                    _release(limits)
+            else:
+                scope = state.scope = anyio.CancelScope()
+                if state.cancel_requested:
+                    scope.cancel()
+                with scope:
+                    if not held:
+                        await _acquire(limits)
+                    try:
+                        # The clock starts once the call holds its slots.
+                        if timeout is not None:
+                            scope.deadline = anyio.current_time() + timeout
+                        output = await self._invoke(tool, state)
+                    finally:
+                        _release(limits)
+        except ArgumentsRejected as exc:
+            state.validation_errors = list(exc.errors)
+            state.end(
+                "invalid_args",
+                f"Invalid arguments for {state.name}: {exc}. "
+                "Correct the arguments and call the tool again.",
+                "invalid_arguments",
+            )
+            return
+        except Exception as exc:
+            type_name = getattr(exc, "type_name", None) or type(exc).__name__
+            state.end("tool_error", f"Error: {type_name}: {exc}", type_name)
+            return
+        if output is None or (scope is not None and scope.cancelled_caught):
+            if state.cancel_requested:
+                state.end("cancelled", f"The call to {state.name} was cancelled.", "cancelled")
+            else:
+                state.end(
+                    "timeout",
+                    f"The call to {state.name} timed out after {timeout or 0:g} s. "
+                    "Try a smaller request, or continue without this result.",
+                    "timeout",
+                )
+            return
+        state.output = output
+        if output.is_error:
+            state.status, state.error_type = "tool_error", "tool_reported_error"
+        else:
+            state.status = "ok"
+
+    async def _invoke(self, tool: Tool, state: CallState) -> ToolOutput:
+        args = state.arguments
+        assert args is not None
+        state.extra["executor"] = tool.executor
+        if tool.executor == "process" and isinstance(tool, FunctionTool):
+            kwargs = tool.bind(args, validated=True)
+            return ToolOutput(value=await run_in_process(tool, kwargs))
+        if tool.executor == "mcp":
+            listener = self.on_progress
+            call_id = state.call_id
+
+            async def report(progress: float, total: float | None, message: str | None) -> None:
+                state.extra["progress_events"] = state.extra.get("progress_events", 0) + 1
+                state.extra["progress"] = [progress, total]
+                if listener is not None:
+                    listener(call_id, progress, total, message)
+
+            return await tool.invoke(args, progress=report)
+        if isinstance(tool, FunctionTool):
+            return await tool.invoke(args, validated=True)
+        return await tool.invoke(args)
+
+    # ------------------------------------------------------------------ record
+
+    def _record(self, state: CallState) -> ToolResult:
+        if self.hooks:
+            self._hook("record", state)
+        status: Status = state.status or "tool_error"
+        duration_ms = (time.perf_counter() - state.t0) * 1000.0
+        output = state.output
+        value: Any = None
+        structured: Any = None
+        if output is not None and status in ("ok", "tool_error"):
+            value, structured = output.value, output.structured
+            full = render(value)
+            if status == "tool_error" and not full:
+                full = "The tool reported an error without a message."
+            result_chars = len(full)
+            content, result_tokens, was_cut = truncate(full, self.result_token_budget)
+            if status == "tool_error":
+                state.error_message = content[:2000]
+        else:
+            content = state.content
+            result_chars = len(content)
+            result_tokens = estimate_tokens(content)
+            was_cut = False
+        args = state.arguments if state.arguments is not None else state.value
+        canonical = state.raw_arguments.encode() if args is NOT_GIVEN else canonical_json(args)
+        stored = None
+        if self.store_arguments:
+            stored = (
+                orjson.dumps(redact(args), default=str).decode()
+                if args is not NOT_GIVEN
+                else redact(state.raw_arguments)
+            )
+        tool = state.tool
+        extra = state.extra
+        executor = extra.pop("executor", None)
+        record = ExecutionRecord(
+            record_id=self._new_id("rec"),
+            call_id=state.call_id,
+            tool_name=state.name,
+            status=status,
+            started_at=state.started_at,
+            duration_ms=duration_ms,
+            name_as_sent=state.name_as_sent,
+            tool_type=("function" if tool is None or tool.executor != "mcp" else "extension"),
+            tool_origin=tool.origin if tool is not None else "",
+            tool_description=tool.spec.description if tool is not None else "",
+            session_id=state.session_id,
+            task_id=state.task_id,
+            turn=state.turn,
+            executor=executor,
+            error_type=state.error_type,
+            error_message=state.error_message,
+            arguments_sha256=arguments_hash(canonical),
+            arguments=stored,
+            arguments_tokens=estimate_tokens(
+                state.raw_arguments if state.raw_arguments else canonical.decode()
+            ),
+            repairs=tuple(state.repairs),
+            validation_errors=tuple(state.validation_errors),
+            violations=tuple(state.violations),
+            policy_decision=state.decision,
+            approval_id=state.approval_id,
+            result_chars=result_chars,
+            result_tokens=result_tokens,
+            result_truncated=was_cut,
+            tokenizer=self._tokenizer,
+            extra=extra,
+        )
+        for sink in self.sinks:
+            try:
+                sink.write(record)
+            except Exception:
+                self.sink_errors += 1
+                log.exception("audit sink %r failed to write record %s", sink, record.record_id)
+        return ToolResult(
+            call_id=state.call_id,
+            name=state.name,
+            status=status,
+            content=content,
+            value=value,
+            record=record,
+            approval_id=state.approval_id if status == "pending_approval" else None,
+            structured=structured,
+        )
+
+    # ----------------------------------------------------------------- helpers
+
+    def _new_id(self, kind: str) -> str:
+        # A random per-engine prefix and a counter: unique across processes, and far
+        # cheaper per call than a uuid4.
+        return f"{kind}_{self._id_prefix}{next(self._ids):x}"
+
+    def _hook(self, phase: Phase, state: CallState) -> None:
+        for hook in self.hooks:
+            try:
+                hook(phase, state)
+            except Exception as exc:  # a broken hook must not lose the call or its record
+                log.exception("hook %r failed in phase %s", hook, phase)
+                state.extra.setdefault("hook_errors", []).append(f"{phase}: {exc!r}")
+
+    def _emit_task(self, task: TaskRecord) -> None:
+        for sink in self.sinks:
+            try:
+                sink.write_task(task)
+            except Exception:
+                self.sink_errors += 1
+                log.exception("audit sink %r failed to write task %s", sink, task.task_id)
+
+    def _take_pending(self, approval_id: str) -> PendingApproval:
+        try:
+            return self._pending.pop(approval_id)
+        except KeyError:
+            raise ApprovalNotFound(approval_id) from None
+
+    def _resume(self, pending: PendingApproval) -> CallState:
+        tool = self.registry.get(pending.name)
+        state = CallState(
+            call_id=pending.call_id,
+            name_as_sent=pending.name,
+            raw_arguments="",
+            value=pending.arguments,
+            truncated=False,
+            session_id=pending.session_id,
+            task_id=pending.task_id,
+            turn=pending.turn,
+            started_at=time.time(),
+            t0=time.perf_counter(),
+            name=pending.name,
+            tool=tool,
+            arguments=pending.arguments,
+        )
+        state.approval_id = pending.approval_id
+        if tool is None:  # the tool went away while the call waited
+            state.end(
+                "invalid_args", f"Tool {pending.name!r} is no longer available.", "unknown_tool"
+            )
+        return state

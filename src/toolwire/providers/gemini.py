@@ -1,0 +1,202 @@
+"""Google Gemini ``streamGenerateContent`` → assembler.
+
+Two framings, told apart by the first byte: Server-Sent Events (``alt=sse``) or a
+JSON array streamed element by element (the default); a plain JSON object (the
+non-streaming ``generateContent`` response) reads like a one-element array.
+
+Gemini sends each function call whole, its arguments as an object, possibly several
+per candidate and usually without an id; toolwire gives each a stable id derived
+from the response id and the call's position, so the same stream always yields the
+same ids. Gemini has no "tool calls" finish reason (it says ``STOP``); the assembler
+reports ``tool_calls`` whenever calls were made (F17).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from toolwire.assemble import CallAssembler
+from toolwire.events import Usage
+from toolwire.providers.base import WireDecoder
+from toolwire.providers.jsonstream import JsonObjectSplitter
+from toolwire.sse import SSEDecoder
+
+# finishReason values that end a turn because of content policy; the assembler's
+# table knows the common ones, these are the rest.
+_FILTER_REASONS = frozenset(
+    {"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "LANGUAGE"}
+)
+_ERROR_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def gemini_usage(meta: dict[str, Any]) -> Usage:
+    """``usageMetadata`` → Usage. Gemini counts thoughts apart from the candidates;
+    toolwire's output tokens include reasoning, as OpenAI's do."""
+    candidates = _int(meta.get("candidatesTokenCount"))
+    thoughts = _int(meta.get("thoughtsTokenCount"))
+    output = None
+    if candidates is not None or thoughts is not None:
+        output = (candidates or 0) + (thoughts or 0)
+    return Usage(
+        input_tokens=_int(meta.get("promptTokenCount")),
+        output_tokens=output,
+        cache_read_tokens=_int(meta.get("cachedContentTokenCount")),
+        reasoning_tokens=thoughts,
+    )
+
+
+def stable_call_id(seed: str, position: int) -> str:
+    """A deterministic id for a call the wire sent without one."""
+    digest = hashlib.sha256(f"{seed}:{position}".encode()).hexdigest()
+    return f"call_{digest[:24]}"
+
+
+class GeminiDecoder(WireDecoder):
+    format_name = "gemini"
+
+    def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
+        super().__init__(sink, text_sink)
+        self._mode: str | None = None  # "sse" or "json", chosen by the first byte
+        self._head = b""
+        self._sse = SSEDecoder()
+        self._json = JsonObjectSplitter()
+        self._calls = 0
+        self._response_id = ""
+
+    def feed(self, data: bytes | str) -> None:
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        if self._mode is None:
+            self._head += data
+            first = self._head.lstrip()[:1]
+            if not first:
+                return
+            self._mode = "json" if first in (b"[", b"{") else "sse"
+            data, self._head = self._head, b""
+        if self._mode == "sse":
+            for message in self._sse.feed(data):
+                self._on_text(message.data)
+        else:
+            for raw in self._json.feed(data):
+                self._on_bytes(raw)
+            self._report_junk()
+
+    def close(self) -> None:
+        if self._mode == "sse":
+            for message in self._sse.close():
+                self._on_text(message.data)
+        elif self._mode == "json":
+            rest = self._json.close()
+            self._report_junk()
+            if rest.strip():
+                self.sink.error(
+                    "the Gemini stream ended inside a JSON object", rest.decode("utf-8", "replace")
+                )
+            elif self._json.array_closed and not self.finished:
+                self.finished = True  # the array's "]" is this framing's end marker
+
+    def _report_junk(self) -> None:
+        for junk in self._json.junk:
+            self.sink.error(
+                "unexpected text between Gemini chunks", junk.decode("utf-8", "replace")
+            )
+        self._json.junk.clear()
+
+    def _on_text(self, data: str) -> None:
+        if not data or data == "[DONE]":
+            return
+        chunk = self.load_json(data)
+        if isinstance(chunk, dict):
+            self.on_chunk(chunk, data)
+
+    def _on_bytes(self, raw: bytes) -> None:
+        try:
+            chunk = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            chunk = self.load_json(raw.decode("utf-8", "replace"))
+        if isinstance(chunk, dict):
+            self.on_chunk(chunk, raw.decode("utf-8", "replace"))
+
+    def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
+        sink = self.sink
+        error = chunk.get("error")
+        if error is not None:
+            detail = error.get("message") if isinstance(error, dict) else error
+            sink.error(f"the upstream sent an error: {detail}", raw)
+            sink.set_finish_reason("error")
+            self.finished = True
+            return
+        if not self._response_id and isinstance(chunk.get("responseId"), str):
+            self._response_id = chunk["responseId"]
+        candidates = chunk.get("candidates")
+        reason: str | None = None
+        if isinstance(candidates, list):
+            for candidate in candidates:
+                if not isinstance(candidate, dict) or candidate.get("index", 0) != 0:
+                    continue  # toolwire follows the first candidate
+                content = candidate.get("content")
+                if isinstance(content, dict) and isinstance(content.get("parts"), list):
+                    for part in content["parts"]:
+                        if isinstance(part, dict):
+                            self.on_part(part, raw)
+                value = candidate.get("finishReason")
+                if isinstance(value, str) and value != "FINISH_REASON_UNSPECIFIED":
+                    reason = value
+        usage = chunk.get("usageMetadata")
+        if isinstance(usage, dict):
+            sink.set_usage(gemini_usage(usage))
+        feedback = chunk.get("promptFeedback")
+        if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):
+            sink.error(f"the prompt was blocked: {feedback['blockReason']}", raw)
+            reason = reason or "SAFETY"
+        if reason is not None:
+            if reason in _ERROR_REASONS:
+                sink.error(f"Gemini ended the turn with {reason}", raw)
+            elif reason in _FILTER_REASONS:
+                reason = "SAFETY"
+            sink.set_finish_reason(reason)
+            self.finished = True
+
+    def on_part(self, part: dict[str, Any], raw: str) -> None:
+        text = part.get("text")
+        if isinstance(text, str) and text:
+            if part.get("thought") is True:
+                self.sink.reasoning(text)
+            else:
+                self.text(text)
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            self.on_function_call(call, raw)
+
+    def on_function_call(self, call: dict[str, Any], raw: str) -> None:
+        sink = self.sink
+        if "partialArgs" in call or call.get("willContinue"):
+            # Vertex's streamed arguments (jsonPath fragments) are not read yet: say so
+            # rather than present a half-built call.
+            sink.error(
+                "Gemini streamed function-call arguments (partialArgs) are not supported", raw
+            )
+            return
+        name = call.get("name")
+        call_id = call.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            call_id = stable_call_id(self._response_id or "gemini", self._calls)
+        self._calls += 1
+        args = call.get("args")
+        if args is None:
+            args = {}
+        sink.tool(
+            None,
+            call_id,
+            name if isinstance(name, str) else None,
+            args if isinstance(args, dict | list | str) else orjson.dumps(args).decode(),
+        )
+        sink.close_call(id=call_id)

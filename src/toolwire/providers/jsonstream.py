@@ -1,0 +1,128 @@
+"""Incremental splitting of a byte stream into top-level JSON objects (sans-IO).
+
+Reads the three shapes non-SSE streaming APIs use: a JSON array streamed element by
+element (Gemini ``streamGenerateContent`` without ``alt=sse``), newline-delimited JSON
+(Ollama) and plain concatenated objects. Work is linear in the input: each byte is
+scanned once, and a value is cut out of the buffer only when it closes. Structural
+characters are ASCII, so scanning bytes never splits a UTF-8 character (F27).
+"""
+
+from __future__ import annotations
+
+import re
+
+_STRUCTURE = re.compile(rb'[{}\[\]"]')
+_IN_STRING = re.compile(rb'["\\]')
+_SPACE = b" \t\r\n,"
+
+
+class JsonObjectSplitter:
+    """``feed(bytes) -> [complete object bytes]``; ``close() -> leftover bytes``.
+
+    ``array_closed`` is set when the top-level array's ``]`` has been read (a
+    JSON-array stream's own end marker). ``junk`` collects top-level bytes that are
+    not part of any object, so the caller can report them.
+    """
+
+    __slots__ = (
+        "_buf",
+        "_depth",
+        "_escape",
+        "_in_array",
+        "_in_string",
+        "_pos",
+        "_start",
+        "array_closed",
+        "junk",
+    )
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._pos = 0  # next byte to scan
+        self._start = -1  # start of the current object, -1 between objects
+        self._depth = 0
+        self._in_string = False
+        self._escape = False
+        self._in_array = False
+        self.array_closed = False
+        self.junk: list[bytes] = []
+
+    def feed(self, data: bytes) -> list[bytes]:
+        self._buf += data
+        out: list[bytes] = []
+        buf = self._buf
+        pos = self._pos
+        end = len(buf)
+        while pos < end:
+            if self._start < 0:
+                pos = self._between(buf, pos, end)
+                continue
+            if self._in_string:
+                if self._escape:
+                    self._escape = False
+                    pos += 1
+                    continue
+                m = _IN_STRING.search(buf, pos)
+                if m is None:
+                    pos = end
+                    break
+                pos = m.end()
+                if m.group() == b"\\":
+                    self._escape = True
+                else:
+                    self._in_string = False
+                continue
+            m = _STRUCTURE.search(buf, pos)
+            if m is None:
+                pos = end
+                break
+            pos = m.end()
+            ch = m.group()
+            if ch == b'"':
+                self._in_string = True
+            elif ch in (b"{", b"["):
+                self._depth += 1
+            else:
+                self._depth -= 1
+                if self._depth == 0:
+                    out.append(bytes(buf[self._start : pos]))
+                    self._start = -1
+        # drop what has been consumed so the buffer holds only the open object
+        cut = self._start if self._start >= 0 else pos
+        if cut:
+            del buf[:cut]
+            pos -= cut
+            if self._start >= 0:
+                self._start = 0
+        self._pos = pos
+        return out
+
+    def _between(self, buf: bytearray, pos: int, end: int) -> int:
+        """Outside any object: skip separators, note the array brackets."""
+        ch = buf[pos]
+        if ch in _SPACE:
+            return pos + 1
+        if ch == ord("{"):
+            self._start = pos
+            self._depth = 1
+            return pos + 1
+        if ch == ord("[") and not self._in_array:
+            self._in_array = True
+            return pos + 1
+        if ch == ord("]") and self._in_array:
+            self._in_array = False
+            self.array_closed = True
+            return pos + 1
+        stop = pos + 1
+        while stop < end and buf[stop] not in _SPACE and buf[stop] not in b"{[]":
+            stop += 1
+        self.junk.append(bytes(buf[pos:stop]))
+        return stop
+
+    def close(self) -> bytes:
+        """End of input: the bytes of an object that never closed (empty if none)."""
+        rest = bytes(self._buf[self._start :]) if self._start >= 0 else b""
+        self._buf = bytearray()
+        self._start = -1
+        self._pos = 0
+        return rest

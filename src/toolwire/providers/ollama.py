@@ -1,0 +1,125 @@
+"""Ollama native streaming (``/api/chat``, also ``/api/generate``) → assembler.
+
+Newline-delimited JSON objects. Tool calls arrive whole, arguments as an object; ids
+are present only on recent servers, so a missing one is replaced by a stable id.
+The last object has ``"done": true`` with ``done_reason`` and the token counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from toolwire.assemble import CallAssembler
+from toolwire.events import Usage
+from toolwire.providers.base import WireDecoder
+from toolwire.providers.gemini import stable_call_id
+from toolwire.providers.jsonstream import JsonObjectSplitter
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class OllamaDecoder(WireDecoder):
+    format_name = "ollama"
+
+    def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
+        super().__init__(sink, text_sink)
+        self._json = JsonObjectSplitter()
+        self._calls = 0
+        self._seed: str | None = None
+
+    def feed(self, data: bytes | str) -> None:
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        for raw in self._json.feed(data):
+            self._on_bytes(raw)
+        self._report_junk()
+
+    def close(self) -> None:
+        rest = self._json.close()
+        self._report_junk()
+        if rest.strip():
+            self.sink.error(
+                "the Ollama stream ended inside a JSON object", rest.decode("utf-8", "replace")
+            )
+
+    def _report_junk(self) -> None:
+        for junk in self._json.junk:
+            self.sink.error(
+                "unexpected text between Ollama messages", junk.decode("utf-8", "replace")
+            )
+        self._json.junk.clear()
+
+    def _on_bytes(self, raw: bytes) -> None:
+        try:
+            chunk = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            chunk = self.load_json(raw.decode("utf-8", "replace"))
+        if isinstance(chunk, dict):
+            self.on_chunk(chunk, raw.decode("utf-8", "replace"))
+
+    def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
+        sink = self.sink
+        if self._seed is None:
+            self._seed = f"{chunk.get('model', '')}:{chunk.get('created_at', '')}"
+        error = chunk.get("error")
+        if error is not None:
+            sink.error(f"the upstream sent an error: {error}", raw)
+            sink.set_finish_reason("error")
+            self.finished = True
+            return
+        message = chunk.get("message")
+        if isinstance(message, dict):
+            self.on_message(message)
+        # /api/generate puts the text at the top level
+        thinking = chunk.get("thinking")
+        if isinstance(thinking, str):
+            sink.reasoning(thinking)
+        response = chunk.get("response")
+        if isinstance(response, str) and response:
+            self.text(response)
+        if chunk.get("done") is True:
+            prompt = _int(chunk.get("prompt_eval_count"))
+            output = _int(chunk.get("eval_count"))
+            if prompt is not None or output is not None:
+                sink.set_usage(Usage(input_tokens=prompt, output_tokens=output))
+            reason = chunk.get("done_reason")
+            sink.set_finish_reason(reason if isinstance(reason, str) and reason else "stop")
+            self.finished = True
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        sink = self.sink
+        thinking = message.get("thinking")
+        if isinstance(thinking, str):
+            sink.reasoning(thinking)
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            self.text(content)
+        tool_calls = message.get("tool_calls")
+        if not isinstance(tool_calls, list):
+            return
+        for tc in tool_calls:
+            if not isinstance(tc, dict):
+                continue
+            fn = tc.get("function")
+            if not isinstance(fn, dict):
+                fn = {}
+            call_id = tc.get("id")
+            if not isinstance(call_id, str) or not call_id:
+                call_id = stable_call_id(self._seed or "ollama", self._calls)
+            self._calls += 1
+            name = fn.get("name")
+            args = fn.get("arguments")
+            if args is None:
+                args = {}
+            sink.tool(
+                None,
+                call_id,
+                name if isinstance(name, str) else None,
+                args if isinstance(args, dict | list | str) else orjson.dumps(args).decode(),
+            )
+            sink.close_call(id=call_id)

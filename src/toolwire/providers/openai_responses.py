@@ -1,0 +1,151 @@
+"""OpenAI Responses API streaming events (``response.*``) → assembler.
+
+Each function call is an output item: ``response.output_item.added`` carries its
+``call_id`` and name, ``response.function_call_arguments.delta`` the argument text,
+``response.output_item.done`` closes it. The terminal event is ``response.completed``,
+``response.incomplete`` (with the reason) or ``response.failed``. Some servers send
+only the ``.done`` events; their full text is used when no deltas came before, and
+never appended after deltas (that would read as a cumulative snapshot, F7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toolwire.assemble import CallAssembler
+from toolwire.events import Usage
+from toolwire.providers.base import SSEWireDecoder
+from toolwire.sse import SSEMessage
+
+_CALL_ITEMS = ("function_call",)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def responses_usage(usage: dict[str, Any]) -> Usage:
+    details = usage.get("input_tokens_details")
+    out_details = usage.get("output_tokens_details")
+    return Usage(
+        input_tokens=_int(usage.get("input_tokens")),
+        output_tokens=_int(usage.get("output_tokens")),
+        cache_read_tokens=_int(details.get("cached_tokens")) if isinstance(details, dict) else None,
+        reasoning_tokens=(
+            _int(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else None
+        ),
+    )
+
+
+class OpenAIResponsesDecoder(SSEWireDecoder):
+    format_name = "openai-responses"
+
+    def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
+        super().__init__(sink, text_sink)
+        self._calls: dict[int, bool] = {}  # output_index of a call → arguments seen
+        self._by_item: dict[str, int] = {}  # item id → output_index
+        self._texts: set[str] = set()  # message/reasoning items that streamed deltas
+
+    def on_message(self, message: SSEMessage) -> None:
+        if not message.data or message.data == "[DONE]":
+            return
+        event = self.load_json(message.data)
+        if not isinstance(event, dict):
+            return
+        kind = event.get("type") or message.event
+        try:
+            self.on_event(str(kind), event, message.data)
+        except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
+            self.sink.error(f"unreadable {kind} event: {exc}", message.data)
+
+    def _index(self, event: dict[str, Any]) -> int | None:
+        index = event.get("output_index")
+        if isinstance(index, int):
+            return index
+        item_id = event.get("item_id")
+        return self._by_item.get(item_id) if isinstance(item_id, str) else None
+
+    def on_event(self, kind: str, event: dict[str, Any], raw: str) -> None:
+        sink = self.sink
+        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
+            self._texts.add(str(event.get("item_id")))
+            self.text(event.get("delta") or "")
+        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            self._texts.add(str(event.get("item_id")))
+            sink.reasoning(event.get("delta") or "")
+        elif kind == "response.function_call_arguments.delta":
+            index = self._index(event)
+            if index in self._calls:
+                self._calls[index] = True
+                sink.tool(index, None, None, event.get("delta") or "")
+        elif kind == "response.function_call_arguments.done":
+            index = self._index(event)
+            if index in self._calls and not self._calls[index]:
+                self._calls[index] = True
+                sink.tool(index, None, None, event.get("arguments") or "")
+        elif kind == "response.output_item.added":
+            self.on_item(event, done=False)
+        elif kind == "response.output_item.done":
+            self.on_item(event, done=True)
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            self.on_terminal(kind, event.get("response") or {}, raw)
+        elif kind == "error":
+            sink.error(f"the upstream sent an error: {event.get('message', event)}", raw)
+            sink.set_finish_reason("error")
+            self.finished = True
+
+    def on_item(self, event: dict[str, Any], *, done: bool) -> None:
+        sink = self.sink
+        item = event.get("item")
+        index = event.get("output_index")
+        if not isinstance(item, dict) or not isinstance(index, int):
+            return
+        item_id = item.get("id")
+        if isinstance(item_id, str):
+            self._by_item[item_id] = index
+        itype = item.get("type")
+        if itype in _CALL_ITEMS:
+            call_id = item.get("call_id") or item_id
+            arguments = item.get("arguments")
+            if not done or index not in self._calls:
+                self._calls.setdefault(index, False)
+                sink.tool(
+                    index, call_id if isinstance(call_id, str) else None, item.get("name"), None
+                )
+            if isinstance(arguments, str) and arguments and not self._calls[index]:
+                self._calls[index] = True
+                sink.tool(index, None, None, arguments)
+            if done:
+                sink.close_call(index=index)
+        elif done and item_id not in self._texts:
+            # an item sent whole, without deltas
+            if itype == "message":
+                for part in item.get("content") or []:
+                    if isinstance(part, dict):
+                        text = part.get("text") if part.get("type") == "output_text" else None
+                        text = text if text is not None else part.get("refusal")
+                        if isinstance(text, str):
+                            self.text(text)
+            elif itype == "reasoning":
+                for part in item.get("summary") or []:
+                    if isinstance(part, dict) and isinstance(part.get("text"), str):
+                        sink.reasoning(part["text"])
+
+    def on_terminal(self, kind: str, response: dict[str, Any], raw: str) -> None:
+        sink = self.sink
+        usage = response.get("usage")
+        if isinstance(usage, dict):
+            sink.set_usage(responses_usage(usage))
+        if kind == "response.completed":
+            sink.set_finish_reason(str(response.get("status") or "completed"))
+        elif kind == "response.incomplete":
+            details = response.get("incomplete_details")
+            reason = details.get("reason") if isinstance(details, dict) else None
+            sink.set_finish_reason(reason if isinstance(reason, str) else "incomplete")
+        else:
+            error = response.get("error")
+            detail = error.get("message") if isinstance(error, dict) else error
+            sink.error(f"the response failed: {detail}", raw)
+            sink.set_finish_reason("failed")
+        self.finished = True

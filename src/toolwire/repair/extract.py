@@ -1,0 +1,78 @@
+"""Finding the JSON inside a text: code fences, prose around it, escaped JSON.
+
+These steps only cut text; they never change what is inside a value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from .lenient import unescape_json_text
+
+__all__ = ["Extracted", "extract_candidates"]
+
+# ```json ... ``` (or ~~~); the closing fence may be missing (a cut-off answer).
+_FENCE: Final = re.compile(r"(`{3,}|~{3,})[A-Za-z0-9_+.\-]*[ \t]*\r?\n?(.*?)(?:\1|\Z)", re.DOTALL)
+# [```json {...} ```]: a fence wrapped in brackets by mistake.
+_BRACKETED_FENCE: Final = re.compile(
+    r"\A\s*[\[{]\s*(`{3,})[A-Za-z0-9_+.\-]*\s*(.*?)\1\s*[\]}]\s*\Z", re.DOTALL
+)
+_VALUE_START: Final = frozenset("{[\"'\u201c\u2018`\u00b4(-.0123456789/")
+_ESCAPED_START: Final = re.compile(r'\A\s*[\[{]?\s*\\"')
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    text: str
+    repairs: tuple[str, ...]
+
+
+def extract_candidates(text: str) -> tuple[list[Extracted], list[Extracted]]:
+    """Texts to read instead of ``text``: ``(before, after)`` -- tried before reading
+    ``text`` itself, and after it failed. ``before`` is ``[Extracted("", ...)]`` when
+    the text holds several fenced values."""
+    before: list[Extracted] = []
+    after: list[Extracted] = []
+    stripped = text.strip()
+    if not stripped:
+        return before, after
+    m = _BRACKETED_FENCE.match(text)
+    if m:
+        before.append(Extracted(m.group(2), ("code_fence",)))
+    fence_at = stripped.find("```")
+    if fence_at < 0:
+        fence_at = stripped.find("~~~")
+    if fence_at >= 0 and not _opens_before(stripped, fence_at):
+        blocks = [b for b in _FENCE.finditer(stripped) if b.group(2).strip()]
+        json_blocks = [b for b in blocks if b.group(2).lstrip()[:1] in "{[(\"'"]
+        if len(json_blocks) == 1:
+            repairs = ("code_fence",) if fence_at == 0 else ("surrounding_text", "code_fence")
+            before.append(Extracted(json_blocks[0].group(2), repairs))
+        elif len(json_blocks) > 1:
+            # Several fenced values: which one is meant is not ours to guess.
+            return [Extracted("", ("code_fence",))], after
+    if stripped.endswith("```") and stripped.count("```") % 2 == 1 and fence_at > 0:
+        # {"a": 1}``` : a stray closing fence after the value.
+        before.append(Extracted(stripped[:-3].rstrip("`"), ("code_fence",)))
+    if _ESCAPED_START.match(text):
+        before.append(Extracted(unescape_json_text(stripped), ("escaped_json",)))
+    # Prose before the value: read from the first bracket.
+    brace = stripped.find("{")
+    bracket = stripped.find("[")
+    starts = sorted(p for p in (brace, bracket) if p > 0)
+    prose = [Extracted(stripped[p:], ("surrounding_text",)) for p in starts]
+    if stripped[0] not in _VALUE_START:
+        before.extend(prose)
+    elif stripped[0] not in "{[\"'":
+        # ` - {"a": 1}`: a stray character before the value. Never for text that
+        # opens a value itself: a later bracket would hide its truncation (F1).
+        after.extend(prose)
+    return before, after
+
+
+def _opens_before(text: str, pos: int) -> bool:
+    """Does a JSON value start before ``pos`` (so the fence is inside it)?"""
+    head = text[:pos]
+    return any(ch in head for ch in '{["')

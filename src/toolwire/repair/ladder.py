@@ -1,0 +1,133 @@
+"""The repair ladder: each step runs only when the steps before it could not read the text.
+
+1. strict JSON (orjson);
+2. the one JSON value inside code fences or prose (read strictly);
+3. a Python literal (``ast.literal_eval``), only for Python-looking text;
+4. the lenient parser (:mod:`toolwire.repair.lenient`);
+5. at the top level, a JSON string whose content is a JSON object or array is
+   unwrapped (``double_encoded``, F9).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+import orjson
+
+from .extract import Extracted, extract_candidates
+from .lenient import parse_lenient
+from .pyliteral import looks_pythonish, parse_python_literal
+from .result import RepairResult
+
+__all__ = ["partial_value", "repair_json"]
+
+_LONG_DIGITS: Final = re.compile(r"\d{19}")
+
+
+def repair_json(text: str) -> RepairResult:
+    """Recover one JSON value from ``text``; never raises."""
+    try:
+        return _repair(text)
+    except RecursionError:
+        return RepairResult(None, False, (), False, "input nested too deeply")
+    except Exception as exc:  # the contract is: never raise
+        return RepairResult(None, False, (), False, f"internal error {type(exc).__name__}")
+
+
+def partial_value(text: str) -> Any:
+    """Best-effort value of a JSON prefix, closing what is open; ``None`` if nothing yet.
+
+    Strings still open are kept as far as they go (they are prefixes of the final
+    string); a key whose value has not started, and a literal cut off (``tr``), are
+    left out. Never raises.
+    """
+    try:
+        if not isinstance(text, str) or not text.strip():
+            return None
+        ok, value = _strict(text)
+        if ok:
+            return value
+        out = parse_lenient(text, prefix=True)
+        return out.value if out.ok else None
+    except Exception:  # the contract is: never raise
+        return None
+
+
+def _strict(text: str) -> tuple[bool, Any]:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False, None
+    if _LONG_DIGITS.search(text):
+        # orjson turns integers beyond 64 bits into floats; json keeps them exact.
+        try:
+            value = json.loads(text, parse_constant=_reject_constant)
+        except (ValueError, RecursionError):
+            return False, None
+    return True, value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _repair(text: str) -> RepairResult:
+    if not isinstance(text, str):
+        return RepairResult(None, False, (), False, f"expected str, got {type(text).__name__}")
+    ok, value = _strict(text)
+    if ok:
+        return _finish(value, (), False)
+    if not text.strip():
+        return RepairResult(None, False, (), False, "empty input: no JSON value found")
+
+    before, after = extract_candidates(text)
+    if before and not before[0].text:
+        return RepairResult(
+            None, False, (), False, "several JSON values in code fences; expected exactly one"
+        )
+    result = _read_candidates([*before, Extracted(text, ())], text)
+    if result.ok or not after or (result.error or "").startswith("several"):
+        return result
+    # The text starts like a value but is not one (` - {"a": 1}`): try from a bracket.
+    retry = _read_candidates(after, text)
+    return retry if retry.ok else result
+
+
+def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
+    for cand in candidates:
+        if cand.text is not text:
+            ok, value = _strict(cand.text)
+            if ok:
+                return _finish(value, cand.repairs, False)
+    for cand in candidates:
+        if looks_pythonish(cand.text):
+            ok, value = parse_python_literal(cand.text)
+            if ok:
+                return _finish(value, (*cand.repairs, "python_literal"), False)
+    first_error: str | None = None
+    for cand in candidates:
+        out = parse_lenient(cand.text)
+        if out.ok:
+            return _finish(out.value, (*cand.repairs, *out.repairs), out.truncated)
+        if first_error is None or cand.text is text:
+            first_error = out.error
+        if cand.text is text and out.error and out.error.startswith("several"):
+            break  # {..}{..} (F3): reading only a part of it would hide the problem
+    return RepairResult(None, False, (), False, first_error or "no JSON value found")
+
+
+def _finish(value: Any, repairs: tuple[str, ...], truncated: bool) -> RepairResult:
+    if isinstance(value, str):
+        inner = value.strip()
+        if inner[:1] in ("{", "[") and inner[-1:] in ("}", "]"):
+            ok, decoded = _strict(inner)
+            if ok and isinstance(decoded, dict | list):
+                value = decoded
+                repairs = (*repairs, "double_encoded")
+    return RepairResult(value, True, _unique(repairs), truncated)
+
+
+def _unique(names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))

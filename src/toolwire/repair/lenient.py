@@ -1,0 +1,1041 @@
+"""A lenient, linear-time JSON parser for the broken JSON that language models write.
+
+One forward pass, recursive descent, no backtracking. Runs of ordinary string
+characters are consumed by compiled regexes (C speed) and collected as slices in a
+list, never by ``+=`` on a string. Decisions about an ambiguous quote look ahead a
+bounded distance (the whitespace after it, or one object key). The one place that
+re-reads text -- a string that runs to the end of the input although the input ends
+with a closer, cut back at its first delimiter -- draws on a budget of ``2 * len(text)``
+characters, so the total work stays below ``3 * len(text)``.
+
+The parser never raises: :func:`parse_lenient` returns a :class:`LenientOutcome`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = ["MAX_DEPTH", "LenientOutcome", "parse_lenient", "unescape_json_text"]
+
+#: Containers nested deeper than this are refused (recursion is bounded by it).
+MAX_DEPTH: Final = 200
+
+# Contexts a value is read in; they decide what may follow the end of a string.
+_TOP: Final = 0
+_KEY: Final = 1
+_OBJ: Final = 2  # an object member's value
+_ARR: Final = 3
+
+_WS: Final = frozenset(" \t\n\r")
+# Unicode spaces some models emit between tokens (jsonrepair's list).
+_SPECIAL_WS: Final = frozenset(
+    "\u00a0\u1680\u180e\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u200b\u202f\u205f\u3000\ufeff"
+)
+_WS_RUN: Final = re.compile(r"[ \t\n\r]*")
+_OPEN_QUOTES: Final = frozenset("\"'\u201c\u201d\u2018\u2019`\u00b4")
+_CLOSERS: Final = frozenset("}])")
+
+# Ordinary characters of a string, per set of closing quotes: everything except the
+# closers, the backslash and control characters.
+# Valid escapes are part of a run too (decoded per run), so text full of \" and \\
+# still moves at regex speed; anything else stops the run for a closer look.
+_ESCAPE_IN_RUN: Final = r"""|\\(?:["\\/bfnrt']|u[0-9a-fA-F]{4})"""
+_RUN_DQ: Final = re.compile(r'(?:[^"\\\x00-\x1f]+' + _ESCAPE_IN_RUN + ")*")
+_RUN_SQ: Final = re.compile(r"(?:[^'\\\x00-\x1f]+" + _ESCAPE_IN_RUN + ")*")
+_RUN_DQ_LIKE: Final = re.compile('(?:[^"\u201c\u201d\\\\\\x00-\\x1f]+' + _ESCAPE_IN_RUN + ")*")
+_RUN_SQ_LIKE: Final = re.compile(
+    "(?:[^'\u2018\u2019`\u00b4\\\\\\x00-\\x1f]+" + _ESCAPE_IN_RUN + ")*"
+)
+_ESCAPE: Final = re.compile(r"""\\(["\\/bfnrt']|u[0-9a-fA-F]{4})""")
+_SURROGATE_PAIR: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_DQ_LIKE: Final = '"\u201c\u201d'
+_SQ_LIKE: Final = "'\u2018\u2019`\u00b4"
+
+_SIMPLE_ESCAPES: Final = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+_HEX4: Final = re.compile(r"[0-9a-fA-F]{4}")
+_HEX_PREFIX: Final = re.compile(r"[0-9a-fA-F]{0,3}")
+
+# A quote that ends a string inside an object is trusted when, after a comma, the
+# text goes on with something shaped like the next key.
+_KEY_AHEAD: Final = re.compile(
+    r"""(?:[A-Za-z_$][\w$]{0,60}[ \t]+(?=["']))?"""  # a stray word before the key
+    r"""(?:(?:"(?:[^"\\\n]|\\.){0,200}"|'(?:[^'\\\n]|\\.){0,200}'"""
+    r"""|[\u201c\u2018][^\u201d\u2019\n]{0,200}[\u201d\u2019]"""
+    r"""|[\w$][\w$\-]{0,200}"?)[ \t\r\n]*(?::|\Z)"""
+    r"""|"(?:[^"\\\n]|\\.){0,200}\\?\Z|[\w$][\w$\-]{0,200}\Z)"""  # or a key cut off by the end
+)
+# In an array, a quote after a comma opens the next item when that item closes.
+_ITEM_AHEAD: Final = re.compile(
+    r"""(?:[^"\\\n]|\\.){0,200}"[ \t\r\n]*[,\]]|(?:[^"\\\n]|\\.){0,200}\\?\Z"""
+)
+# `"a": "first, b: "second"`: the string's content ends like the start of a member.
+_MEMBER_TAIL: Final = re.compile(r""",\s*[\w$]{1,60}\s*:\s*\Z""")
+_JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_LOOSE_NUMBER: Final = re.compile(r"[-+]?(?:\d[\d_]*)?(?:\.[\d_]*)?(?:[eE][+-]?\d*)?")
+_LEADING_ZERO: Final = re.compile(r"[-+]?0\d")
+_KEYWORD: Final = re.compile(
+    r"(true|false|null|True|False|None|TRUE|FALSE|NULL|Null|undefined|NaN|Infinity)(?![\w$])"
+)
+_KEYWORD_VALUES: Final[dict[str, Any]] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "True": True,
+    "False": False,
+    "None": None,
+    "TRUE": True,
+    "FALSE": False,
+    "NULL": None,
+    "Null": None,
+    "undefined": None,
+    "NaN": float("nan"),
+    "Infinity": float("inf"),
+}
+_KEYWORD_PREFIXES: Final = frozenset(
+    w[:k] for w in ("true", "false", "null", "True", "False", "None") for k in range(1, len(w))
+)
+_UNQUOTED_KEY: Final = re.compile(r"""[^\s:,{}\[\]()"'\u201c\u201d\u2018\u2019`\u00b4/]+""")
+# Unquoted values end at a structural character, a newline, a quote or a slash
+# (the slash is examined: it may start a comment, or be part of a URL or a date).
+_BAREWORD_IN: Final = re.compile(r"""[^,\]}\n"\[{/\u201c\u201d]*""")
+_BAREWORD_TOP: Final = re.compile(r"[^\n/]*")
+_IDENT: Final = re.compile(r"[A-Za-z_$][\w$.]*")
+_REGEX_LITERAL: Final = re.compile(r"/(?:[^/\\\n]|\\.)+/")
+_FIRST_DELIM: Final = re.compile(r"[,\]}\n]")
+_BACKSLASH_FREE: Final = re.compile(r"[^\\]+")
+
+
+class _Fail(Exception):
+    def __init__(self, message: str, pos: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+
+
+class _Missing:
+    """The marker for 'no value here' (a truncated literal, a lone minus sign)."""
+
+
+_MISSING: Final = _Missing()
+
+
+@dataclass(frozen=True, slots=True)
+class LenientOutcome:
+    value: Any
+    ok: bool
+    repairs: tuple[str, ...]
+    truncated: bool
+    error: str | None = None
+
+
+def parse_lenient(text: str, *, prefix: bool = False) -> LenientOutcome:
+    """Read ``text`` leniently; ``prefix=True`` reads it as the start of a longer text.
+
+    In prefix mode a string that runs to the end is kept whole (it is a prefix of the
+    final string) instead of being cut back at a delimiter.
+    """
+    parser = _Parser(text, prefix)
+    try:
+        value = parser.parse()
+    except _Fail as exc:
+        return LenientOutcome(
+            None,
+            False,
+            tuple(parser.repairs),
+            parser.truncated,
+            f"{exc.message} at position {exc.pos}",
+        )
+    except RecursionError:
+        return LenientOutcome(
+            None, False, tuple(parser.repairs), parser.truncated, "input nested too deeply"
+        )
+    except Exception as exc:  # the parser must never raise
+        return LenientOutcome(
+            None,
+            False,
+            tuple(parser.repairs),
+            parser.truncated,
+            f"internal error {type(exc).__name__}: {exc}",
+        )
+    return LenientOutcome(value, True, tuple(parser.repairs), parser.truncated)
+
+
+def unescape_json_text(text: str) -> str:
+    """Undo one level of JSON string escaping (``\\"`` -> ``"``), keeping unknown escapes."""
+    parts: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        m = _BACKSLASH_FREE.match(text, i)
+        if m:
+            parts.append(m.group())
+            i = m.end()
+            continue
+        nxt = text[i + 1] if i + 1 < n else ""
+        if nxt in _SIMPLE_ESCAPES and nxt:
+            parts.append(_SIMPLE_ESCAPES[nxt])
+            i += 2
+        elif nxt == "u" and _HEX4.match(text, i + 2):
+            parts.append(chr(int(text[i + 2 : i + 6], 16)))
+            i += 6
+        else:
+            parts.append("\\")
+            i += 1
+    return _join_surrogates("".join(parts))
+
+
+def _join_surrogates(s: str) -> str:
+    # \ud83d\ude00 decoded one escape at a time gives two surrogates; pair them
+    # (a lone surrogate stays, as json.loads keeps it).
+    return _SURROGATE_PAIR.sub(_pair, s)
+
+
+def _pair(m: re.Match[str]) -> str:
+    text = m.group()
+    high, low = text[0], text[1]
+    return chr(0x10000 + ((ord(high) - 0xD800) << 10) + (ord(low) - 0xDC00))
+
+
+def _unescape_match(m: re.Match[str]) -> str:
+    esc = m.group(1)
+    if len(esc) == 1:
+        return "'" if esc == "'" else _SIMPLE_ESCAPES[esc]
+    return chr(int(esc[1:], 16))
+
+
+def _decode_run(chunk: str) -> str:
+    """Decode a run matched by one of the ``_RUN_*`` patterns."""
+    if "\\" not in chunk:
+        return chunk
+    out = _ESCAPE.sub(_unescape_match, chunk)
+    if "\\u" in chunk:
+        out = _join_surrogates(out)
+    return out
+
+
+class _Parser:
+    __slots__ = (
+        "budget",
+        "depth",
+        "found",
+        "i",
+        "n",
+        "prefix",
+        "repairs",
+        "s",
+        "stack",
+        "truncated",
+    )
+
+    def __init__(self, text: str, prefix: bool) -> None:
+        self.s = text
+        self.n = len(text)
+        self.i = 0
+        self.prefix = prefix
+        self.repairs: dict[str, None] = {}
+        self.truncated = False
+        self.stack: list[str] = []  # expected closers of the open containers
+        self.depth = 0
+        self.budget = 2 * len(text) + 64  # characters we may re-read (module docstring)
+        # Last search per needle: (searched from, found at or -1). Comment ends are
+        # looked up again and again from nearby positions; without this, `"a" // "a" //`
+        # on one long line would cost a scan to the end for every quote.
+        self.found: dict[str, tuple[int, int]] = {}
+
+    def find(self, needle: str, i: int) -> int:
+        """``self.s.find(needle, i)``, remembering the answer for later, larger ``i``."""
+        cached = self.found.get(needle)
+        if cached is not None:
+            start, at = cached
+            if start <= i and (at < 0 or i <= at):
+                return at
+        at = self.s.find(needle, i)
+        self.found[needle] = (i, at)
+        return at
+
+    # -- bookkeeping -------------------------------------------------------------
+
+    def rep(self, name: str) -> None:
+        self.repairs[name] = None
+
+    def skip(self) -> int:
+        """Skip whitespace and comments from ``self.i``; return the new position."""
+        s = self.s
+        n = self.n
+        i = _ws_end(s, self.i)
+        while i < n:
+            c = s[i]
+            if c in _WS:
+                i = _ws_end(s, i)
+            elif c in _SPECIAL_WS:
+                self.rep("special_whitespace")
+                i += 1
+            elif c == "/" and i + 1 < n and s[i + 1] == "/":
+                self.rep("comment")
+                j = self.find("\n", i)
+                i = n if j < 0 else j
+            elif c == "/" and i + 1 < n and s[i + 1] == "*":
+                self.rep("comment")
+                j = self.find("*/", i + 2)
+                i = n if j < 0 else j + 2
+            elif c == "#":
+                self.rep("comment")
+                j = self.find("\n", i)
+                i = n if j < 0 else j
+            else:
+                break
+        self.i = i
+        return i
+
+    def peek(self, i: int) -> int:
+        """Index of the next significant character from ``i`` (no repairs recorded)."""
+        s = self.s
+        n = self.n
+        while i < n:
+            c = s[i]
+            if c in _WS or c in _SPECIAL_WS:
+                i += 1
+            elif c == "/" and i + 1 < n and s[i + 1] == "/":
+                j = self.find("\n", i)
+                i = n if j < 0 else j
+            elif c == "/" and i + 1 < n and s[i + 1] == "*":
+                j = self.find("*/", i + 2)
+                i = n if j < 0 else j + 2
+            elif c == "#":
+                j = self.find("\n", i)
+                i = n if j < 0 else j
+            else:
+                break
+        return i
+
+    # -- entry ---------------------------------------------------------------------
+
+    def parse(self) -> Any:
+        s = self.s
+        i = self.skip()
+        if i >= self.n:
+            raise _Fail("no JSON value found", i)
+        value = self.value(_TOP)
+        if value is _MISSING:
+            raise _Fail("no JSON value found", self.i)
+        while True:
+            i = self.skip()
+            if i >= self.n:
+                return value
+            c = s[i]
+            if c == ",":
+                # `{"a": 1}, "b": 2}`: an object closed too early goes on.
+                j = self.peek(i + 1)
+                if isinstance(value, dict) and j < self.n and _KEY_AHEAD.match(s, j):
+                    self.rep("mismatched_closer")
+                    self.i = j
+                    self.enter("}")
+                    self.members(value)
+                    continue
+                self.rep("trailing_comma")
+                self.i = i + 1
+            elif c in _CLOSERS:
+                self.rep("mismatched_closer")
+                self.i = i + 1
+            elif c == ";" and self.peek(i + 1) >= self.n:
+                self.rep("surrounding_text")
+                return value
+            elif s.startswith("```", i):
+                self.rep("code_fence")
+                self.i = i + 3
+            elif c in "{[" or c in _OPEN_QUOTES or c.isdigit() or c == "-":
+                raise _Fail("several top-level values", i)
+            else:
+                # Prose after the value ("Let me know if ...").
+                self.rep("surrounding_text")
+                return value
+
+    # -- values ----------------------------------------------------------------
+
+    def value(self, ctx: int) -> Any:
+        s = self.s
+        i = self.i
+        c = s[i]
+        if c == "{":
+            return self.obj()
+        if c in _CLOSERS:
+            raise _Fail(f"unexpected {c!r}", i)
+        if c == "[":
+            return self.arr("]")
+        if c == "(":
+            self.rep("tuple")
+            return self.arr(")")
+        if c in _OPEN_QUOTES:
+            return self.string_value(ctx)
+        if c.isdigit() or c in "-+.":
+            return self.number(ctx)
+        if c == "/":
+            m = _REGEX_LITERAL.match(s, i)
+            if m:
+                self.rep("unquoted_string")
+                self.i = m.end()
+                return m.group()
+        if c == "\\" and i + 1 < self.n and s[i + 1] in _OPEN_QUOTES:
+            # `[\"a\"]`: a stray escape in front of a quote.
+            self.rep("escaped_json")
+            self.i = i + 1
+            return self.string_value(ctx)
+        return self.bareword(ctx)
+
+    def string_value(self, ctx: int) -> Any:
+        pieces = [self.string(ctx)]
+        # "a" + "b": JavaScript string concatenation.
+        while True:
+            j = self.peek(self.i)
+            if j < self.n and self.s[j] == "+":
+                k = self.peek(j + 1)
+                if k < self.n and self.s[k] in _OPEN_QUOTES:
+                    self.rep("string_concatenation")
+                    self.i = k
+                    pieces.append(self.string(ctx))
+                    continue
+                if k >= self.n:
+                    self.rep("string_concatenation")
+                    self.i = k
+            return pieces[0] if len(pieces) == 1 else "".join(pieces)
+
+    def enter(self, closer: str) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Fail(f"containers nested deeper than {MAX_DEPTH}", self.i)
+        self.stack.append(closer)
+
+    def leave(self) -> None:
+        self.depth -= 1
+        self.stack.pop()
+
+    def closer_matches_open(self, c: str) -> bool:
+        return c in self.stack
+
+    def obj(self) -> dict[str, Any]:
+        self.i += 1
+        self.enter("}")
+        out: dict[str, Any] = {}
+        self.members(out)
+        return out
+
+    def members(self, out: dict[str, Any]) -> None:
+        """Read members into ``out`` until the object's closer (already on the stack)."""
+        s = self.s
+        n = self.n
+        after_comma = False
+        while True:
+            i = self.skip()
+            if i >= n:
+                self.truncated = True
+                self.rep("missing_closer")
+                break
+            c = s[i]
+            if c == "}":
+                if after_comma:
+                    self.rep("trailing_comma")
+                self.i = i + 1
+                break
+            if c in _CLOSERS:
+                if self.stack.count(c) > 0 and c != "}":
+                    # `[{"a": 1]`: the object's closer is missing.
+                    self.rep("missing_closer")
+                    break
+                self.rep("mismatched_closer")
+                self.i = i + 1
+                break
+            if c == ",":
+                self.rep("trailing_comma")
+                self.i = i + 1
+                after_comma = True
+                continue
+            if s.startswith("...", i):
+                self.rep("ellipsis")
+                self.i = i + 3
+                continue
+            if c in "{[":
+                if len(self.stack) >= 2 and self.stack[-2] == "]":
+                    # `[{"i": 1 {"i": 2}]`: close this object, the array goes on.
+                    self.rep("missing_closer")
+                    break
+                raise _Fail("object key expected", i)
+            key = self.key()
+            if key is _MISSING:
+                continue
+            if self.i >= n:
+                self.truncated = True  # a dangling key is dropped, but it counts
+                self.rep("missing_closer")
+                break
+            i = self.skip()
+            if i >= n:
+                self.truncated = True
+                self.rep("missing_closer")
+                break
+            if s[i] == ":":
+                i = self.i = i + 1
+            elif s[i] in ",}])":
+                raise _Fail("colon expected", i)
+            else:
+                self.rep("missing_colon")
+            i = self.skip()
+            if i >= n:
+                self.truncated = True
+                self.rep("missing_closer")
+                break
+            if s[i] == "," or s[i] in _CLOSERS:
+                self.rep("missing_value")  # the key is dropped, not given a made-up value
+                after_comma = False
+                continue
+            value = self.value(_OBJ)
+            if value is _MISSING:
+                continue
+            assert isinstance(key, str)
+            out[key] = value
+            i = self.skip()
+            if i >= n:
+                self.truncated = True
+                self.rep("missing_closer")
+                break
+            c = s[i]
+            if c == ",":
+                self.i = i + 1
+                after_comma = True
+                j = self.peek(i + 1)
+                if j < n and s[j] == "}":
+                    continue
+                continue
+            after_comma = False
+            if c in _CLOSERS:
+                continue
+            self.rep("missing_comma")
+        self.leave()
+
+    def key(self) -> Any:
+        s = self.s
+        i = self.i
+        c = s[i]
+        if c in _OPEN_QUOTES:
+            return self.string(_KEY)
+        m = _UNQUOTED_KEY.match(s, i)
+        if not m:
+            raise _Fail("object key expected", i)
+        word = m.group()
+        j = m.end()
+        if j >= self.n:
+            self.i = j
+            self.truncated = True
+            return word
+        if s[j] == '"' and j + 1 < self.n:
+            # {a":"b"}: a key with only its closing quote.
+            self.rep("missing_quote")
+            self.rep("unquoted_key")
+            self.i = j + 1
+            return word
+        k = self.peek(j)
+        if k < self.n and s[k] != ":" and s[k] in _OPEN_QUOTES and _KEY_AHEAD.match(s, k):
+            # {"a": 1, COMMENT "b": 2}: a stray word before a real key.
+            self.rep("stray_text")
+            self.i = k
+            return self.key()
+        self.rep("unquoted_key")
+        self.i = j
+        return word
+
+    def arr(self, closer: str) -> Any:
+        s = self.s
+        n = self.n
+        self.i += 1
+        self.enter(closer)
+        out: list[Any] = []
+        after_comma = False
+        saw_comma = False
+        while True:
+            i = self.skip()
+            if i >= n:
+                self.truncated = True
+                self.rep("missing_closer")
+                break
+            c = s[i]
+            if c == closer:
+                if after_comma:
+                    self.rep("trailing_comma")
+                self.i = i + 1
+                break
+            if c in _CLOSERS:
+                if c in self.stack:
+                    self.rep("missing_closer")
+                    break
+                j = self.peek(i + 1)
+                self.rep("mismatched_closer")
+                self.i = i + 1
+                if j < n and s[j] == ",":
+                    continue  # a stray closer between elements
+                break
+            if c == ",":
+                if not after_comma or not out:
+                    self.rep("trailing_comma")
+                saw_comma = True
+                self.i = i + 1
+                after_comma = True
+                continue
+            if s.startswith("...", i):
+                self.rep("ellipsis")
+                self.i = i + 3
+                continue
+            if out and not after_comma:
+                self.rep("missing_comma")
+            value = self.value(_ARR)
+            after_comma = False
+            if value is _MISSING:
+                continue
+            i = self.skip()
+            if i < n and s[i] == ":" and closer == "]":
+                # ["key": "value"]: an object written with array brackets.
+                self.rep("mismatched_closer")
+                self.i = i + 1
+                obj = self.array_as_object(value)
+                out.append(obj)
+                continue
+            out.append(value)
+        self.leave()
+        if closer == ")" and len(out) == 1 and not saw_comma:
+            return out[0]  # (1) is a parenthesized value, not a tuple
+        return out
+
+    def array_as_object(self, first_key: Any) -> dict[str, Any]:
+        """Read the rest of ``["key": value, ...]`` as an object inside the array."""
+        out: dict[str, Any] = {}
+        self.enter("}")
+        i = self.skip()
+        if i >= self.n:
+            self.truncated = True
+            self.leave()
+            return out
+        value = self.value(_OBJ)
+        if value is not _MISSING:
+            out[first_key if isinstance(first_key, str) else str(first_key)] = value
+        i = self.skip()
+        if i < self.n and self.s[i] == ",":
+            self.i = i + 1
+        self.members(out)
+        return out
+
+    def number(self, ctx: int) -> Any:
+        s = self.s
+        n = self.n
+        i = self.i
+        m = _JSON_NUMBER.match(s, i)
+        if m and m.end() > i and self.ends_token(m.end(), ctx):
+            text = m.group()
+            self.i = m.end()
+            self.stray_quote_after()
+            if "." in text or "e" in text or "E" in text:
+                return float(text)
+            return int(text)
+        m = _LOOSE_NUMBER.match(s, i)
+        end = m.end() if m else i
+        if end > i and self.ends_token(end, ctx):
+            text = m.group() if m else ""
+            if _LEADING_ZERO.match(text):
+                # 0789: leading zeros are not a number; keep the digits as written.
+                self.rep("unquoted_string")
+                self.i = end
+                return text
+            digits = text.replace("_", "")
+            if "_" in text:
+                self.rep("invalid_number")
+            if digits.startswith("+"):
+                digits = digits[1:]
+            mantissa = digits.split("e")[0].split("E")[0]
+            if not any(ch.isdigit() for ch in mantissa) and len(text) > 2:
+                return self.bareword(ctx)  # -e5
+            if not any(ch.isdigit() for ch in mantissa):
+                self.i = end
+                if end >= n:
+                    self.truncated = True
+                self.rep("invalid_number")
+                return _MISSING
+            clean = digits
+            if clean[-1:] in "eE+-":
+                # 2e, 2e-: the exponent was cut off.
+                clean = clean.rstrip("+-").rstrip("eE")
+                if end >= n:
+                    self.truncated = True
+                self.rep("invalid_number")
+                self.i = end
+                return float(clean) if clean not in ("", "-") else _MISSING
+            if clean.endswith("."):
+                if end >= n:
+                    self.truncated = True
+                self.rep("invalid_number")
+                self.i = end
+                return float(clean + "0")
+            if clean.startswith(".") or clean.startswith("-."):
+                self.rep("invalid_number")
+            self.i = end
+            try:
+                if "." in clean or "e" in clean or "E" in clean:
+                    return float(clean)
+                return int(clean)
+            except ValueError:
+                self.rep("unquoted_string")
+                return text
+        if s.startswith("-Infinity", i) and self.ends_token(i + 9, ctx):
+            self.rep("non_finite_number")
+            self.i = i + 9
+            return float("-inf")
+        return self.bareword(ctx)
+
+    def stray_quote_after(self) -> None:
+        """``12345",``: a closing quote with no opening one after a value."""
+        j = self.i
+        if j < self.n and self.s[j] == '"':
+            k = self.peek(j + 1)
+            if k < self.n and self.s[k] in ",}]":
+                self.rep("missing_quote")
+                self.i = j + 1
+
+    def ends_token(self, j: int, ctx: int) -> bool:
+        """Can a number or literal end right before ``j``?"""
+        if j >= self.n:
+            return True
+        c = self.s[j]
+        if c in _WS or c in ",]}):" or c in _OPEN_QUOTES or c in _SPECIAL_WS or c in "{[#":
+            return True
+        return c == "/" and j + 1 < self.n and self.s[j + 1] in "/*"
+
+    def bareword(self, ctx: int) -> Any:
+        s = self.s
+        n = self.n
+        i = self.i
+        m = _KEYWORD.match(s, i)
+        if m and self.ends_token(m.end(), ctx):
+            word = m.group(1)
+            self.i = m.end()
+            if word not in ("true", "false", "null"):
+                self.rep("non_finite_number" if word in ("NaN", "Infinity") else "python_constant")
+            return _KEYWORD_VALUES[word]
+        ident = _IDENT.match(s, i)
+        if ident:
+            j = self.peek(ident.end())
+            if j < n and s[j] == "(":
+                # NumberLong("2"), callback({...}): a function call around a value.
+                self.rep("function_call")
+                self.i = j + 1
+                self.enter(")")
+                k = self.skip()
+                inner: Any = _MISSING
+                if k < n and s[k] != ")":
+                    inner = self.value(_ARR)
+                    k = self.skip()
+                if k < n and s[k] == ")":
+                    self.i = k + 1
+                elif k >= n:
+                    self.truncated = True
+                self.leave()
+                return None if inner is _MISSING and k < n else inner
+        run = _BAREWORD_TOP if ctx == _TOP else _BAREWORD_IN
+        j = i
+        while True:
+            j = _match_end(run, s, j)
+            if j < n and s[j] == "/":
+                # A slash starts a comment unless it belongs to a URL (https://).
+                if j + 1 < n and s[j + 1] in "/*" and not (j > i and s[j - 1] == ":"):
+                    break
+                j += 1
+                continue
+            break
+        word = s[i:j].rstrip()
+        if not any(ch.isalnum() for ch in word):
+            raise _Fail(f"unexpected character {s[i]!r}", i)
+        if ctx == _TOP and j >= n and word.endswith('"') and word.count('"') == 1:
+            # abc" : a string with only its closing quote.
+            self.rep("missing_quote")
+            self.rep("unquoted_string")
+            self.i = n
+            return word[:-1]
+        self.i = i + len(word)
+        if j >= n and word in _KEYWORD_PREFIXES and ctx != _TOP:
+            # `{"a": tr`: a literal cut off; its value is unknown.
+            self.truncated = True
+            self.i = n
+            return _MISSING
+        if j >= n and ctx != _TOP:
+            self.truncated = True
+        self.rep("unquoted_string")
+        if j < n and s[j] == '"' and ctx != _TOP:
+            k = self.peek(j + 1)
+            if k >= n or s[k] in ",}]:":
+                # abc", : a string with only its closing quote.
+                self.rep("missing_quote")
+                self.i = j + 1
+        return word
+
+    # -- strings -------------------------------------------------------------------
+
+    def string(self, ctx: int) -> str:
+        s = self.s
+        n = self.n
+        i = self.i
+        q = s[i]
+        if q == '"':
+            closers = '"'
+            run = _RUN_DQ
+        elif q == "'":
+            closers = "'"
+            run = _RUN_SQ
+            self.rep("single_quote")
+        elif q in _DQ_LIKE:
+            closers = _DQ_LIKE
+            run = _RUN_DQ_LIKE
+            self.rep("smart_quote")
+        else:
+            closers = _SQ_LIKE
+            run = _RUN_SQ_LIKE
+            self.rep("smart_quote")
+        start = i = i + 1
+        doubled = False
+        if (
+            q == '"'
+            and i + 2 < n
+            and s[i] == '"'
+            and (s[i + 1].isalnum() or (s[i + 1] == " " and s[i + 2].isalnum()))
+            and not self.ends_string(i + 1, ctx, 0)
+        ):
+            # ""key"": doubled quotes around a whole string.
+            doubled = True
+            self.rep("inner_quote")
+            start = i = i + 1
+        parts: list[str] = []
+        # Brackets opened inside the string and not closed: a quote followed by `}`
+        # is then more likely content (`"answer is {"a": "b"}, ..."`). Counted lazily,
+        # up to `counted`, only when a quote is followed by a closer.
+        inner_open = 0
+        counted = start
+        while True:
+            m = run.match(s, i)
+            j = m.end() if m else i
+            if j > i:
+                chunk = s[i:j]
+                if "\\" in chunk:
+                    if q == '"' and "\\'" in chunk:
+                        self.rep("invalid_escape")  # \' is not JSON; read as an apostrophe
+                    chunk = _decode_run(chunk)
+                parts.append(chunk)
+            i = j
+            if i >= n:
+                return self.unterminated(parts, start, ctx)
+            c = s[i]
+            if c == "\\":
+                nxt = s[i + 1] if i + 1 < n else ""
+                if not nxt:
+                    # A backslash at the very end: an escape cut off. Its meaning is
+                    # unknown, so it is not part of the value.
+                    self.truncated = True
+                    i = n
+                elif nxt in _SIMPLE_ESCAPES:
+                    parts.append(_SIMPLE_ESCAPES[nxt])
+                    i += 2
+                elif nxt == "u":
+                    i = self.unicode_escape(parts, i)
+                elif nxt in closers or nxt == "'":
+                    # \' is not JSON, but every JS/Python reader means an apostrophe.
+                    if q == '"':
+                        self.rep("invalid_escape")
+                    parts.append(nxt)
+                    i += 2
+                else:
+                    # \d stays \d: the backslash is kept, the next char read as usual.
+                    self.rep("invalid_escape")
+                    parts.append("\\")
+                    i += 1
+                continue
+            if c in closers:
+                if ctx != _TOP:
+                    seg = s[counted:i]
+                    counted = i
+                    inner_open += seg.count("{") + seg.count("[") - seg.count("}") - seg.count("]")
+                if (
+                    doubled
+                    and i + 1 < n
+                    and s[i + 1] == '"'
+                    and self.ends_string(i + 2, ctx, inner_open)
+                ):
+                    self.i = i + 2
+                    return "".join(parts)
+                if self.ends_string(i + 1, ctx, inner_open):
+                    self.i = i + 1
+                    return "".join(parts)
+                if ctx != _KEY:
+                    cut = self.cut_before_quote(parts, start, i, ctx)
+                    if cut is not None:
+                        return cut
+                self.rep("inner_quote")
+                parts.append(c)
+                i += 1
+                continue
+            # A raw control character (F13): kept as the character it is.
+            self.rep("control_character")
+            parts.append(c)
+            i += 1
+
+    def cut_before_quote(self, parts: list[str], start: int, i: int, ctx: int) -> str | None:
+        """A quote inside a string that opens the next member: close the string earlier.
+
+        ``{"a": "b, "c": 1}`` -> ``"b"`` (cut at the comma);
+        ``{"a": "first, b: "second"}`` -> ``"first"`` (cut before ``b:``);
+        ``"a + "b"`` -> ``"a"`` then concatenation.
+        """
+        s = self.s
+        k = i - 1
+        while k >= start:
+            if s[k] in _WS:
+                k -= 1
+            elif s[k] == "/" and k - 1 > start and s[k - 1] == "*":
+                c = s.rfind("/*", start, k - 1)
+                if c < 0:
+                    break
+                k = c - 1
+            else:
+                break
+        if k < start or "\\" in s[k:i]:
+            return None
+        if s[k] == "+":
+            self.rep("missing_quote")
+            self.i = k
+            return self.trim(parts, i - k)
+        if ctx == _TOP:
+            return None
+        if s[k] == ",":
+            ahead = _ITEM_AHEAD if ctx == _ARR else _KEY_AHEAD
+            if ahead.match(s, i if ctx == _OBJ else i + 1):
+                self.rep("missing_quote")
+                self.i = k
+                return self.trim(parts, i - k)
+            return None
+        if ctx == _OBJ and s[k] == ":":
+            m = _MEMBER_TAIL.search(s, max(start, i - 80), i)
+            if m:
+                self.rep("missing_quote")
+                self.i = m.start()
+                return self.trim(parts, i - m.start())
+        return None
+
+    @staticmethod
+    def trim(parts: list[str], drop: int) -> str:
+        """The decoded string without its last ``drop`` characters (no escapes in them)."""
+        value = "".join(parts)
+        return value[: len(value) - drop].rstrip()
+
+    def unicode_escape(self, parts: list[str], i: int) -> int:
+        s = self.s
+        n = self.n
+        if _HEX4.match(s, i + 2):
+            cp = int(s[i + 2 : i + 6], 16)
+            i += 6
+            if 0xD800 <= cp < 0xDC00 and s.startswith("\\u", i) and _HEX4.match(s, i + 2):
+                low = int(s[i + 2 : i + 6], 16)
+                if 0xDC00 <= low < 0xE000:
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
+            parts.append(chr(cp))
+            return i
+        m = _HEX_PREFIX.match(s, i + 2)
+        if m and m.end() >= n:
+            # \u26 at the very end: an escape cut off.
+            self.truncated = True
+            return n
+        self.rep("invalid_escape")
+        parts.append("\\")
+        return i + 1
+
+    def ends_string(self, j: int, ctx: int, inner_open: int) -> bool:
+        """Is a quote right before ``j`` the end of a string read in ``ctx``?"""
+        s = self.s
+        n = self.n
+        m = self.peek(j)
+        if m >= n:
+            return True
+        c = s[m]
+        if c == "+":
+            k = self.peek(m + 1)
+            if k >= n or s[k] in _OPEN_QUOTES:
+                return True
+        if ctx == _TOP:
+            return False
+        if ctx == _KEY:
+            if c == ":" or c in _OPEN_QUOTES or c in ",}]" or c.isdigit() or c in "-{[":
+                return True
+            return _KEYWORD.match(s, m) is not None
+        if c in _CLOSERS:
+            return c in self.stack and inner_open <= 0
+        if c in _OPEN_QUOTES:
+            # The next value follows without a comma -- unless that quote is itself
+            # followed by a delimiter, i.e. looks like this string's real end.
+            k = self.peek(m + 1)
+            return not (k >= n or s[k] in ",}]")
+        if ctx == _ARR:
+            return c == "," or c == ":" or c.isdigit() or c in "{["
+        # an object member's value
+        if c == ",":
+            k = self.peek(m + 1)
+            return k >= n or s[k] == "}" or _KEY_AHEAD.match(s, k) is not None
+        if (c.isalnum() or c in "_$") and "\n" in s[j:m]:
+            # "John"\n  lastName: Smith -- the next member, without a comma.
+            return _KEY_AHEAD.match(s, m) is not None
+        return False
+
+    def unterminated(self, parts: list[str], start: int, ctx: int) -> str:
+        """The string ran to the end of the text."""
+        s = self.s
+        n = self.n
+        self.truncated = True
+        self.rep("unterminated_string")
+        if not self.prefix and ctx != _KEY:
+            last = len(s.rstrip()) - 1
+            if last >= start and s[last] in ",]}" and self.budget > 0:
+                self.budget -= last - start  # the delimiter scan below
+
+                # ["hello, world] ends with a closer: the string's end quote is more
+                # likely missing before a delimiter than at the very end.
+                for m in _FIRST_DELIM.finditer(s, start, last + 1):
+                    d = m.start()
+                    if ctx == _OBJ and s[d] in ",\n":
+                        k = self.peek(d + 1)
+                        if not (k <= last and (s[k] == "}" or _KEY_AHEAD.match(s, k))):
+                            continue
+                    self.budget -= n - d
+                    if self.budget < 0:
+                        break
+                    self.rep("missing_quote")
+                    self.i = d
+                    return _decode_plain(s[start:d]).rstrip()
+        self.i = n
+        return "".join(parts)
+
+
+def _match_end(pattern: re.Pattern[str], s: str, i: int) -> int:
+    m = pattern.match(s, i)  # the patterns used here match the empty string
+    return m.end() if m else i
+
+
+def _ws_end(s: str, i: int) -> int:
+    return _match_end(_WS_RUN, s, i)
+
+
+def _decode_plain(raw: str) -> str:
+    """Decode the escapes of a string body with no closing quote in it."""
+    out = unescape_json_text(raw)
+    return out

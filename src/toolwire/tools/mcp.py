@@ -1,0 +1,236 @@
+"""MCP servers as toolsets, through the official ``mcp`` SDK (v2, snake_case fields).
+
+An ``MCPToolset`` owns one connection (stdio subprocess or streamable HTTP). Entering it
+connects, discovers every tool (following ``next_cursor`` pages) and keeps each tool's
+input schema and annotations. Annotations are *hints* from a server that may not be
+trusted: they can make policy stricter, never looser.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field, replace
+from types import TracebackType
+from typing import Any, TextIO
+
+import mcp_types as types
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from toolwire.spec import EMPTY_OBJECT_SCHEMA, ToolSpec
+from toolwire.tools.base import Executor, ProgressFn, ToolHints, ToolOutput
+from toolwire.tools.mcp_config import MCPServerConfig
+
+MAX_PAGES = 100  # a server whose cursor never ends cannot hang discovery
+
+
+class MCPToolError(Exception):
+    """The server answered a call with a protocol error (e.g. an unknown tool)."""
+
+    def __init__(self, server: str, code: int, message: str) -> None:
+        super().__init__(f"MCP server {server!r}: {message} (code {code})")
+        self.server = server
+        self.code = code
+        self.message = message
+
+
+def hints_from_annotations(
+    annotations: types.ToolAnnotations | None, title: str | None
+) -> ToolHints:
+    if annotations is None:
+        return ToolHints(title=title)
+    return ToolHints(
+        read_only=annotations.read_only_hint,
+        destructive=annotations.destructive_hint,
+        idempotent=annotations.idempotent_hint,
+        open_world=annotations.open_world_hint,
+        title=annotations.title or title,
+    )
+
+
+def _input_schema(tool: types.Tool) -> dict[str, Any]:
+    schema = dict(tool.input_schema or {})
+    # MCP does not require "properties"; every provider's tool format does.
+    schema.setdefault("type", "object")
+    if schema.get("type") == "object":
+        schema.setdefault("properties", {})
+    return schema or dict(EMPTY_OBJECT_SCHEMA)
+
+
+def _block(block: Any) -> Any:
+    if isinstance(block, types.TextContent):
+        return block.text
+    return block.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def output_from_result(result: types.CallToolResult) -> ToolOutput:
+    """Map a ``CallToolResult``: ``is_error`` stays an error; text blocks become text."""
+    blocks = [_block(b) for b in result.content]
+    value: Any
+    if not blocks:
+        value = result.structured_content if result.structured_content is not None else ""
+    elif all(isinstance(b, str) for b in blocks):
+        value = "\n".join(blocks)
+    else:
+        value = blocks
+    return ToolOutput(
+        value=value,
+        is_error=bool(result.is_error),
+        structured=None if result.is_error else result.structured_content,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MCPTool:
+    """One tool of an MCP server. ``name`` may be namespaced; ``remote_name`` is the server's."""
+
+    toolset: MCPToolset = field(repr=False, compare=False)
+    remote_name: str
+    spec: ToolSpec
+    hints: ToolHints
+    output_schema: dict[str, Any] | None = None
+    timeout: float | None = None
+    max_concurrency: int | None = None
+    executor: Executor = "mcp"
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def origin(self) -> str:
+        return f"mcp:{self.toolset.name}"
+
+    @property
+    def server(self) -> str:
+        return self.toolset.name
+
+    def rename(self, name: str) -> MCPTool:
+        return replace(self, spec=replace(self.spec, name=name))
+
+    async def invoke(
+        self, arguments: dict[str, Any], *, progress: ProgressFn | None = None
+    ) -> ToolOutput:
+        return await self.toolset.call(self.remote_name, arguments, progress=progress)
+
+
+class MCPToolset:
+    """A connection to one MCP server and the tools it offers.
+
+    Use as ``async with MCPToolset(config) as toolset: toolset.tools``. Calls may run
+    concurrently over the one connection. Server stderr goes to ``errlog``.
+    """
+
+    def __init__(self, config: MCPServerConfig, *, errlog: TextIO | None = None) -> None:
+        self.config = config
+        self.name = config.name
+        self.tools: list[MCPTool] = []
+        self._errlog = errlog
+        self._client: Client | None = None
+        self._stack: AsyncExitStack | None = None
+
+    async def _transport(self, stack: AsyncExitStack) -> Any:
+        cfg = self.config
+        if cfg.transport == "stdio":
+            assert cfg.command is not None
+            env = {**get_default_environment(), **cfg.env}
+            params = StdioServerParameters(
+                command=cfg.command, args=list(cfg.args), env=env, cwd=cfg.cwd
+            )
+            return stdio_client(params, errlog=self._errlog or sys.stderr)
+        if cfg.transport == "http":
+            from mcp.client.streamable_http import streamable_http_client
+
+            assert cfg.url is not None
+            http_client = None
+            if cfg.headers:
+                import httpx2
+
+                # Same timeouts the SDK's own client uses, plus the configured headers.
+                timeout = httpx2.Timeout(30, read=300)
+                http_client = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers=dict(cfg.headers), timeout=timeout)
+                )
+            return streamable_http_client(cfg.url, http_client=http_client)
+        from mcp.client.sse import sse_client
+
+        assert cfg.url is not None
+        return sse_client(cfg.url, headers=dict(cfg.headers) or None)
+
+    async def __aenter__(self) -> MCPToolset:
+        async with AsyncExitStack() as stack:
+            client = Client(await self._transport(stack), cache=None)
+            self._client = await stack.enter_async_context(client)
+            self.tools = await self.discover()
+            self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        stack, self._stack, self._client = self._stack, None, None
+        if stack is not None:
+            await stack.__aexit__(exc_type, exc, tb)
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError(f"MCP toolset {self.name!r} is not connected")
+        return self._client
+
+    async def discover(self) -> list[MCPTool]:
+        """List every tool, page by page."""
+        found: list[MCPTool] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self.client.list_tools(cursor=cursor)
+            for t in page.tools:
+                found.append(
+                    MCPTool(
+                        toolset=self,
+                        remote_name=t.name,
+                        spec=ToolSpec(
+                            name=t.name,
+                            parameters=_input_schema(t),
+                            description=t.description or "",
+                        ),
+                        hints=hints_from_annotations(t.annotations, t.title),
+                        output_schema=dict(t.output_schema) if t.output_schema else None,
+                        timeout=self.config.timeout,
+                    )
+                )
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return found
+
+    async def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressFn | None = None,
+    ) -> ToolOutput:
+        try:
+            result = await self.client.call_tool(name, arguments, progress_callback=progress)
+        except MCPError as exc:
+            raise MCPToolError(self.name, exc.code, exc.message) from None
+        return output_from_result(result)
+
+
+@asynccontextmanager
+async def open_toolsets(
+    configs: Iterable[MCPServerConfig], *, errlog: TextIO | None = None
+) -> AsyncIterator[list[MCPToolset]]:
+    """Connect to several servers; all are closed when the block ends."""
+    async with AsyncExitStack() as stack:
+        toolsets = [
+            await stack.enter_async_context(MCPToolset(cfg, errlog=errlog)) for cfg in configs
+        ]
+        yield toolsets

@@ -1,0 +1,67 @@
+"""``toolwire tools`` and ``toolwire audit`` through typer's runner."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from toolwire.cli.audit_cmd import app as audit_app
+from toolwire.cli.tools_cmd import app as tools_app
+
+SERVER = str(Path(__file__).parents[1] / "tools" / "mcp_test_server.py")
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "mcp.json"
+    path.write_text(
+        json.dumps({"mcpServers": {"t": {"command": sys.executable, "args": [SERVER, "stdio"]}}})
+    )
+    return path
+
+
+def test_tools_list(config: Path) -> None:
+    result = CliRunner().invoke(tools_app, ["list", "--config", str(config), "--json"])
+    assert result.exit_code == 0, result.output
+    tools = json.loads(result.stdout)
+    assert [t["name"] for t in tools] == ["echo", "slow", "fail", "progress", "wipe"]
+    assert tools[4]["hints"]["destructive"] is True
+
+
+def test_tools_call_records_and_report(config: Path, tmp_path: Path) -> None:
+    db = tmp_path / "audit.db"
+    runner = CliRunner()
+    base = ["call", "--config", str(config), "--audit", str(db)]
+    ok = runner.invoke(tools_app, [*base, "echo", "--args", '{"text": "hello"}'])
+    assert ok.exit_code == 0 and ok.stdout == "hello\n"
+    failed = runner.invoke(tools_app, [*base, "fail"])
+    assert failed.exit_code == 1 and "it broke" in failed.stdout
+    pending = runner.invoke(tools_app, [*base, "wipe"])
+    assert pending.exit_code == 3
+    assert "pending approval" in pending.stderr and "appr_" in pending.stderr
+    approved = runner.invoke(tools_app, [*base, "wipe", "--approve"])
+    assert approved.exit_code == 0 and approved.stdout == "wiped\n"
+    bad = runner.invoke(tools_app, [*base, "echo", "--args", "{}"])
+    assert bad.exit_code == 1 and "text" in bad.stdout
+
+    report = runner.invoke(audit_app, ["report", "--db", str(db), "--json"])
+    assert report.exit_code == 0, report.output
+    data = json.loads(report.stdout)
+    by_tool = {t["tool"]: t for t in data["tools"]}
+    assert data["calls"] == 6  # wipe twice pending, once approved
+    assert by_tool["wipe"]["by_status"] == {"ok": 1, "pending_approval": 2}
+    assert by_tool["echo"]["by_status"] == {"ok": 1, "invalid_args": 1}
+    text = runner.invoke(audit_app, ["report", "--db", str(db)])
+    assert text.exit_code == 0 and "TPST" in text.stdout and "echo" in text.stdout
+
+
+def test_bad_config_and_missing_db(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{}")
+    r = CliRunner().invoke(tools_app, ["list", "--config", str(tmp_path / "bad.json")])
+    assert r.exit_code == 2 and "mcpServers" in r.stderr
+    r2 = CliRunner().invoke(audit_app, ["report", "--db", str(tmp_path / "none.db")])
+    assert r2.exit_code == 2

@@ -1,0 +1,95 @@
+"""Built-in policies, through the engine so violations land in the record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolwire.audit import MemorySink
+from toolwire.engine import (
+    AllowTools,
+    CallLimits,
+    CommandPolicy,
+    PathPolicy,
+    Policy,
+    ToolEngine,
+)
+from toolwire.tools import tool
+
+pytestmark = pytest.mark.anyio
+
+
+@tool
+def read_file(path: str) -> str:
+    return f"read {path}"
+
+
+@tool
+def add_files(repo: str, files: list[str]) -> str:
+    return "added"
+
+
+@tool
+def shell(command: str) -> str:
+    return "ran"
+
+
+def make(policies: list[Policy]) -> tuple[ToolEngine, MemorySink]:
+    sink = MemorySink()
+    return ToolEngine([read_file, add_files, shell], sinks=[sink], policies=policies), sink
+
+
+async def status(engine: ToolEngine, name: str, args: dict[str, Any], **kw: Any) -> str:
+    return (await engine.call(name, args, **kw)).status
+
+
+async def test_allow_list() -> None:
+    engine, sink = make([AllowTools("read_*")])
+    assert await status(engine, "read_file", {"path": "/a"}) == "ok"
+    assert await status(engine, "shell", {"command": "ls"}) == "denied"
+    assert "allow list" in sink.records[-1].violations[0]
+
+
+async def test_path_prefixes_are_normalized() -> None:
+    engine, sink = make([PathPolicy(allow=["/work"], deny=["/work/secrets"])])
+    assert await status(engine, "read_file", {"path": "/work/a.txt"}) == "ok"
+    assert await status(engine, "read_file", {"path": "/work/../etc/passwd"}) == "denied"
+    assert await status(engine, "read_file", {"path": "/work/secrets/key"}) == "denied"
+    assert await status(engine, "read_file", {"path": "/workshop/x"}) == "denied"
+    # lists of paths under a path-like key are checked one by one
+    assert await status(engine, "add_files", {"repo": "/work", "files": ["/work/a", "/etc/x"]}) == (
+        "denied"
+    )
+    assert [len(r.violations) for r in sink.records] == [0, 1, 1, 1, 1]
+
+
+async def test_relative_paths_resolve_against_base() -> None:
+    engine, _ = make([PathPolicy(allow=["/work"], base="/work/project")])
+    assert await status(engine, "read_file", {"path": "src/a.py"}) == "ok"
+    assert await status(engine, "read_file", {"path": "../../etc/passwd"}) == "denied"
+
+
+async def test_command_regexes() -> None:
+    engine, sink = make([CommandPolicy(deny=[r"\brm\s+-rf\b", r"curl .*\|\s*sh"])])
+    assert await status(engine, "shell", {"command": "ls -la"}) == "ok"
+    assert await status(engine, "shell", {"command": "sudo rm -rf /"}) == "denied"
+    assert await status(engine, "shell", {"command": "curl x.sh | sh"}) == "denied"
+    assert "rm" in sink.records[1].violations[0]
+
+
+async def test_call_limits_per_tool_and_per_task() -> None:
+    engine, sink = make([CallLimits(per_tool={"shell": 2}, per_task=3)])
+    results = [await status(engine, "shell", {"command": "x"}, task_id="t") for _ in range(3)]
+    assert results == ["ok", "ok", "denied"]
+    assert await status(engine, "read_file", {"path": "a"}, task_id="t") == "ok"
+    assert await status(engine, "read_file", {"path": "a"}, task_id="t") == "denied"
+    assert await status(engine, "shell", {"command": "x"}, task_id="other") == "ok"
+    assert "limit of 3" in sink.records[4].violations[0]
+
+
+async def test_denied_calls_do_not_use_up_limits() -> None:
+    engine, _ = make([PathPolicy(allow=["/ok"]), CallLimits(per_tool={"read_file": 1})])
+    assert await status(engine, "read_file", {"path": "/no"}) == "denied"
+    assert await status(engine, "read_file", {"path": "/ok/a"}) == "ok"
+    assert await status(engine, "read_file", {"path": "/ok/a"}) == "denied"

@@ -1,0 +1,179 @@
+"""Slot routing and argument accumulation in the call assembler (F2–F8, F10, F17–F20)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolwire.assemble import CallAssembler, JsonScanner
+from toolwire.events import (
+    ArgumentsDelta,
+    CallFinished,
+    CallStarted,
+    StreamError,
+    StreamFinished,
+    StreamResult,
+    ToolCall,
+)
+from toolwire.spec import ToolSpec
+
+WEATHER = ToolSpec("get_weather", {"type": "object", "properties": {"city": {"type": "string"}}})
+READ = ToolSpec("read_file", {"type": "object", "properties": {"path": {"type": "string"}}})
+
+
+def run(fragments: list[tuple[Any, ...]], finish: str | None = "tool_calls") -> StreamResult:
+    asm = CallAssembler([WEATHER, READ])
+    for frag in fragments:
+        asm.tool(*frag)
+    if finish:
+        asm.set_finish_reason(finish)
+    asm.end()
+    return StreamResult.collect(asm.drain())
+
+
+def summary(result: StreamResult) -> list[tuple[str | None, str, Any, str]]:
+    return [(c.id, c.name, c.arguments, c.status) for c in result.calls]
+
+
+def test_index_zero_is_an_index_F20() -> None:
+    r = run([(0, "a", "get_weather", ""), (0, None, None, '{"city":'), (0, None, None, '"X"}')])
+    assert summary(r) == [("a", "get_weather", {"city": "X"}, "complete")]
+
+
+def test_new_id_at_used_index_opens_a_new_slot_F3() -> None:
+    r = run(
+        [
+            (0, "a", "get_weather", '{"city": "A"}'),
+            (0, "b", "read_file", ""),
+            (0, None, None, '{"path": "p"}'),
+        ]
+    )
+    assert summary(r) == [
+        ("a", "get_weather", {"city": "A"}, "complete"),
+        ("b", "read_file", {"path": "p"}, "complete"),
+    ]
+
+
+def test_second_call_at_same_index_without_ids_is_not_concatenated_F3() -> None:
+    r = run([(0, None, "get_weather", '{"city": "A"}'), (0, None, "read_file", '{"path": "p"}')])
+    assert [c.name for c in r.calls] == ["get_weather", "read_file"]
+    assert "}{" not in r.calls[0].raw_arguments
+
+
+def test_no_index_routes_by_id_then_open_call_F4() -> None:
+    r = run(
+        [(None, "a", "get_weather", ""), (None, None, None, '{"city"'), (None, "a", None, ': "R"}')]
+    )
+    assert summary(r) == [("a", "get_weather", {"city": "R"}, "complete")]
+
+
+def test_late_id_is_adopted_by_its_index_slot() -> None:
+    r = run([(1, None, "read_file", '{"path"'), (1, "late", None, ': "q"}')])
+    assert summary(r) == [("late", "read_file", {"path": "q"}, "complete")]
+
+
+def test_name_repeated_in_every_chunk_is_set_once_F8() -> None:
+    r = run([(0, "a", "read_file", '{"path"'), (0, "a", "read_file", ': "x"}')])
+    assert r.calls[0].name == "read_file"
+    assert r.calls[0].status == "complete"
+
+
+def test_conflicting_name_for_one_id_is_reported_F8() -> None:
+    r = run([(0, "a", "read_file", '{"path": "x"}'), (0, "a", "get_weather", "")])
+    (call,) = r.calls
+    assert call.name == "read_file"
+    assert call.status == "invalid"
+    assert any("conflicting names" in e for e in call.errors)
+
+
+def test_cumulative_snapshots_keep_only_the_new_suffix_F7() -> None:
+    asm = CallAssembler([WEATHER])
+    for text in ['{"ci', '{"city": "K', '{"city": "Kyoto"}', '{"city": "Kyoto"}']:
+        asm.tool(0, "a", "get_weather", text)
+    asm.end()
+    events = asm.drain()
+    deltas = "".join(e.text for e in events if isinstance(e, ArgumentsDelta))
+    assert deltas == '{"city": "Kyoto"}'
+    (call,) = StreamResult.collect(events).calls
+    assert call.arguments == {"city": "Kyoto"}
+    assert "cumulative_snapshots" in call.repairs
+
+
+def test_object_arguments_are_accepted_F10() -> None:
+    r = run([(0, "a", "get_weather", {"city": "Paris"})])
+    assert summary(r) == [("a", "get_weather", {"city": "Paris"}, "complete")]
+
+
+def test_empty_or_absent_arguments_become_empty_object_F2() -> None:
+    r = run([(0, "a", "read_file", None)])
+    assert r.calls[0].arguments == {}
+    assert r.calls[0].status in ("complete", "invalid")  # valid here: path is not required
+    assert r.calls[0].status == "complete"
+
+
+def test_stop_with_calls_reports_tool_calls_F17() -> None:
+    assert run([(0, "a", "read_file", "{}")], finish="stop").finish_reason == "tool_calls"
+
+
+def test_length_truncates_the_last_open_call_F1() -> None:
+    r = run(
+        [(0, "a", "read_file", '{"path": "x"}'), (1, "b", "read_file", '{"path": "y')], "length"
+    )
+    assert [c.status for c in r.calls] == ["complete", "truncated"]
+    assert r.calls[1].arguments is None
+    assert r.finish_reason == "length"
+
+
+def test_dropped_connection_truncates_and_reports_an_error_F1() -> None:
+    asm = CallAssembler([READ])
+    asm.tool(0, "a", "read_file", '{"path": "x"}')
+    asm.end(dropped=True)
+    r = StreamResult.collect(asm.drain())
+    assert r.calls[0].status == "truncated"
+    assert r.finish_reason == "error"
+    assert r.errors
+
+
+def test_event_order_started_deltas_finished_then_stream_finished() -> None:
+    asm = CallAssembler([READ])
+    asm.tool(0, "a", "read_file", '{"pa')
+    asm.tool(0, None, None, 'th": "x"}')
+    asm.set_finish_reason("tool_calls")
+    asm.end()
+    kinds = [type(e) for e in asm.drain()]
+    assert kinds == [CallStarted, ArgumentsDelta, ArgumentsDelta, CallFinished, StreamFinished]
+
+
+def test_arguments_after_finish_are_reported_not_lost() -> None:
+    asm = CallAssembler([READ])
+    asm.tool(0, "a", "read_file", "{}")
+    asm.close_call(index=0)
+    asm.tool(0, "a", None, "more")
+    asm.end()
+    errors = [e for e in asm.drain() if isinstance(e, StreamError)]
+    assert [e.raw for e in errors] == ["more"]
+
+
+def test_partial_arguments_on_demand() -> None:
+    asm = CallAssembler([READ])
+    asm.tool(0, "a", "read_file", '{"path": "src/ma')
+    assert asm.partial_arguments(0) == {"path": "src/ma"}
+    asm.tool(0, None, None, 'in.py"}')
+    assert asm.partial_arguments(0) == {"path": "src/main.py"}
+
+
+def test_json_scanner_reports_where_a_value_closes() -> None:
+    scan = JsonScanner()
+    assert scan.feed('{"a": "}\\"') == -1
+    assert scan.feed('", "b": [1, {"c": 2}]} tail') == 22
+    assert scan.balanced
+    scan2 = JsonScanner()
+    scan2.feed('{"a": "x\\')
+    assert scan2.escape and not scan2.balanced
+    assert scan2.feed('"y"}') == 4
+    assert scan2.balanced
+
+
+def test_toolcall_is_frozen_and_serializable() -> None:
+    r = run([(0, "a", "read_file", '{"path": "x"}')])
+    call: ToolCall = r.calls[0]
+    assert call.to_dict()["arguments"] == {"path": "x"}

@@ -1,0 +1,131 @@
+"""The CLI's output contract: `toolwire parse`, `repair` and `demo`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from corpus import CORPUS, needs_corpus, stream_cases
+from typer.testing import CliRunner
+
+from toolwire.cli import app
+
+runner = CliRunner()
+SRC = Path(__file__).resolve().parents[1] / "src"
+CALL_KEYS = {"id", "name", "arguments", "partial_arguments", "status", "repairs", "errors"}
+
+
+def case(case_id: str) -> dict:
+    return next(c for c in stream_cases() if c["id"] == case_id)
+
+
+@needs_corpus
+def test_parse_prints_the_json_contract(tmp_path: Path) -> None:
+    c = case("F1-truncated-length")
+    stream = tmp_path / "s.sse"
+    stream.write_text(c["input"])
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"type": "function", "function": c["tools"][0]}]))
+    result = runner.invoke(
+        app, ["parse", "--format", "openai-chat", "--tools", str(tools), str(stream)]
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert set(out) >= {"calls", "text", "finish_reason", "usage"}
+    (call,) = out["calls"]
+    assert set(call) == CALL_KEYS
+    assert call["status"] == "truncated" and call["arguments"] is None
+    assert call["partial_arguments"] is not None
+    assert out["finish_reason"] == "length"
+
+
+@needs_corpus
+def test_parse_reads_stdin_and_detects_the_format() -> None:
+    data = (CORPUS / "real/anthropic/tool_use_response.sse").read_text()
+    result = runner.invoke(app, ["parse", "-"], input=data)
+    assert result.exit_code == 0
+    out = json.loads(result.stdout)
+    assert out["calls"][0]["name"] == "get_weather"
+    assert out["usage"]["input_tokens"] > 0
+
+
+def test_parse_unknown_format_and_missing_file_fail_clearly(tmp_path: Path) -> None:
+    bad = runner.invoke(app, ["parse", "--format", "nope", "-"], input="")
+    assert bad.exit_code == 2
+    assert "unknown format 'nope'" in bad.stderr
+    missing = runner.invoke(app, ["parse", str(tmp_path / "absent.sse")])
+    assert missing.exit_code == 2
+    assert "cannot read" in missing.stderr
+
+
+def test_parse_bad_tools_file_fails_clearly(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text('[{"description": "no name"}]')
+    result = runner.invoke(app, ["parse", "--tools", str(tools), "-"], input="")
+    assert result.exit_code == 2
+    assert "name" in result.stderr
+
+
+def test_parse_garbage_input_still_exits_zero_with_errors() -> None:
+    result = runner.invoke(app, ["parse", "--format", "openai-chat", "-"], input="data: {oops\n\n")
+    assert result.exit_code == 0
+    out = json.loads(result.stdout)
+    assert out["calls"] == []
+    assert out["errors"]
+
+
+def test_repair_prints_the_value_and_json_form() -> None:
+    plain = runner.invoke(app, ["repair", "{'a': True, 'b': None}"])
+    assert plain.exit_code == 0
+    assert json.loads(plain.stdout) == {"a": True, "b": None}
+    detailed = runner.invoke(app, ["repair", "--json", "-"], input="{'a': 1}")
+    out = json.loads(detailed.stdout)
+    assert out["value"] == {"a": 1}
+    assert out["status"] == "repaired"
+    assert out["repairs"]
+
+
+def test_repair_with_schema_coerces_and_validates(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text(
+        json.dumps(
+            {"type": "object", "properties": {"n": {"type": "integer"}, "zip": {"type": "string"}}}
+        )
+    )
+    result = runner.invoke(
+        app, ["repair", "--json", "--schema", str(schema), '{"n": "42", "zip": "02134"}']
+    )
+    out = json.loads(result.stdout)
+    assert out["value"] == {"n": 42, "zip": "02134"}
+    assert out["status"] == "repaired"
+
+
+def test_repair_exits_1_when_nothing_can_be_recovered() -> None:
+    result = runner.invoke(app, ["repair", ""])
+    assert result.exit_code == 1
+    assert "nothing could be recovered" in result.stderr
+
+
+def test_demo_runs_on_bundled_data() -> None:
+    result = runner.invoke(app, ["demo"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "real openai" in result.stdout
+    assert "F1-truncated-length" in result.stdout
+    assert "truncated" in result.stdout
+    assert "✗" not in result.stdout  # every stream with an expectation meets it
+
+
+def test_entry_point_runs_as_a_module() -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolwire", "repair", "[1, 2,]"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [1, 2]

@@ -1,0 +1,94 @@
+"""The finisher: statuses, repairs, coercion and validation errors a model can act on."""
+
+from __future__ import annotations
+
+from toolwire.finish import CallFinisher
+from toolwire.spec import ToolSpec, load_tool_specs
+
+READ = ToolSpec(
+    "read_file",
+    {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "offset": {"type": "integer"}},
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+)
+F = CallFinisher([READ])
+
+
+def test_complete_call() -> None:
+    call = F.finish(id="c", name="read_file", raw_arguments='{"path": "a"}')
+    assert (call.status, call.arguments, call.repairs, call.errors) == (
+        "complete",
+        {"path": "a"},
+        (),
+        (),
+    )
+
+
+def test_missing_required_argument_is_invalid_with_a_clear_error() -> None:
+    call = F.finish(id="c", name="read_file", raw_arguments='{"offset": 1}')
+    assert call.status == "invalid"
+    assert call.errors == ("missing required argument: 'path'",)
+    assert call.arguments == {"offset": 1}  # kept, so the engine can show the model
+
+
+def test_unexpected_argument_is_named() -> None:
+    call = F.finish(id="c", name="read_file", raw_arguments='{"path": "a", "mode": "r"}')
+    assert call.status == "invalid"
+    assert "mode" in call.errors[0]
+
+
+def test_unreadable_arguments_are_invalid_and_kept_raw() -> None:
+    call = F.finish(id="c", name="read_file", raw_arguments="<<<not json at all>>>")
+    assert call.status == "invalid"
+    assert call.arguments is None
+    assert call.raw_arguments == "<<<not json at all>>>"
+
+
+def test_truncated_call_is_never_final_F1() -> None:
+    call = F.finish(id="c", name="read_file", raw_arguments='{"path": "a"}', truncated=True)
+    assert call.status == "truncated"
+    assert call.arguments is None
+    assert call.partial_arguments == {"path": "a"}
+
+
+def test_non_object_arguments_are_invalid() -> None:
+    call = F.finish(id="c", name="read_file", raw_arguments="[1, 2]")
+    assert call.status == "invalid"
+    assert "JSON object" in call.errors[-1]
+
+
+def test_without_declared_tools_names_are_kept_and_not_validated() -> None:
+    call = CallFinisher().finish(id=None, name="anything", raw_arguments='{"x": 1}')
+    assert (call.name, call.status) == ("anything", "complete")
+
+
+def test_name_normalization_is_a_recorded_repair_F18() -> None:
+    call = F.finish(id="c", name="functions.read_file:0", raw_arguments='{"path": "a"}')
+    assert (call.name, call.status, call.name_as_sent) == (
+        "read_file",
+        "repaired",
+        "functions.read_file:0",
+    )
+
+
+def test_tool_spec_shapes() -> None:
+    specs = load_tool_specs(
+        [
+            {"name": "a", "parameters": {"type": "object"}},
+            {"type": "function", "function": {"name": "b", "description": "B"}},
+            {"name": "c", "input_schema": {"type": "object", "properties": {}}},
+        ]
+    )
+    assert [s.name for s in specs] == ["a", "b", "c"]
+    assert specs[1].description == "B"
+    assert specs[1].parameters == {"type": "object", "properties": {}}
+
+
+def test_invalid_tool_schema_is_reported_not_raised() -> None:
+    broken = CallFinisher([ToolSpec("t", {"type": "no-such-type"})])
+    call = broken.finish(id=None, name="t", raw_arguments="{}")
+    assert call.status == "invalid"
+    assert "schema" in call.errors[0]

@@ -1,0 +1,83 @@
+"""The incremental SSE decoder: framing, CRLF/CR, comments, multi-line data, F27."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolwire.sse import SSEDecoder, SSEMessage
+
+
+def decode(pieces: list[bytes]) -> list[SSEMessage]:
+    dec = SSEDecoder()
+    out: list[SSEMessage] = []
+    for p in pieces:
+        out.extend(dec.feed(p))
+    out.extend(dec.close())
+    return out
+
+
+def test_event_and_multiline_data() -> None:
+    msgs = decode([b"event: x\ndata: a\ndata: b\nid: 7\nretry: 10\n\n"])
+    assert msgs == [SSEMessage("a\nb", "x", "7", 10)]
+
+
+def test_comments_and_blank_lines_are_ignored() -> None:
+    assert decode([b": keep-alive\n\n\n\ndata: 1\n\n"]) == [SSEMessage("1")]
+
+
+def test_crlf_and_lone_cr_line_endings() -> None:
+    assert decode([b"data: a\r\ndata: b\r\n\r\n"]) == [SSEMessage("a\nb")]
+    assert decode([b"data: a\rdata: b\r\r"]) == [SSEMessage("a\nb")]
+
+
+def test_crlf_split_between_reads_is_one_line_ending() -> None:
+    assert decode([b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n"]) == [SSEMessage("a\nb")]
+
+
+def test_no_space_after_colon_and_field_without_colon() -> None:
+    assert decode([b"data:x\ndata\n\n"]) == [SSEMessage("x\n")]
+
+
+def test_final_message_without_blank_line_is_kept() -> None:
+    assert decode([b"data: last"]) == [SSEMessage("last")]
+
+
+def test_F27_multibyte_characters_split_across_reads() -> None:
+    payload = "data: héllo 🌍 世界\n\n".encode()
+    for cut in range(len(payload)):
+        msgs = decode([payload[:cut], payload[cut:]])
+        assert msgs == [SSEMessage("héllo 🌍 世界")]
+        assert "\ufffd" not in msgs[0].data
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)),
+            max_size=20,
+        ),
+        max_size=6,
+    ),
+    st.lists(st.integers(0, 400), max_size=10),
+    st.sampled_from([b"\n", b"\r\n", b"\r"]),
+)
+def test_any_chunking_gives_the_same_messages(
+    lines: list[str], cuts: list[int], eol: bytes
+) -> None:
+    body = b"".join(b"data: " + line.encode() + eol + eol for line in lines)
+    whole = decode([body])
+    pieces, start = [], 0
+    for cut in sorted(set(c for c in cuts if c <= len(body))):
+        pieces.append(body[start:cut])
+        start = cut
+    pieces.append(body[start:])
+    assert decode(pieces) == whole
+    assert [m.data for m in whole] == lines
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_never_raises_on_arbitrary_bytes(data: bytes) -> None:
+    decode([data[:7], data[7:]])

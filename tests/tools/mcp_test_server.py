@@ -1,0 +1,105 @@
+"""A small MCP server for tests, on the SDK's low-level server API.
+
+Serves 5 tools over 3 pages of ``tools/list`` (to exercise pagination): ``echo``,
+``slow`` (sleeps), ``fail`` (an ``isError`` result), ``progress`` (reports progress),
+``wipe`` (annotated destructive). Run: ``python mcp_test_server.py stdio`` or
+``python mcp_test_server.py http PORT``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel.server import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+PAGE = 2
+
+TOOLS = [
+    types.Tool(
+        name="echo",
+        description="Echo the text back.",
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+        annotations=types.ToolAnnotations(read_only_hint=True),
+    ),
+    types.Tool(
+        name="slow",
+        description="Sleep, then answer.",
+        input_schema={"type": "object", "properties": {"seconds": {"type": "number"}}},
+    ),
+    types.Tool(name="fail", description="Always fails.", input_schema={"type": "object"}),
+    types.Tool(
+        name="progress",
+        description="Report progress three times.",
+        input_schema={"type": "object", "properties": {}},
+    ),
+    types.Tool(
+        name="wipe",
+        description="Pretend to delete everything.",
+        input_schema={"type": "object", "properties": {}},
+        annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True),
+    ),
+]
+
+
+async def list_tools(
+    ctx: Any, params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    start = int(params.cursor) if params and params.cursor else 0
+    page = TOOLS[start : start + PAGE]
+    nxt = str(start + PAGE) if start + PAGE < len(TOOLS) else None
+    return types.ListToolsResult(tools=page, next_cursor=nxt)
+
+
+async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    args = params.arguments or {}
+    if params.name == "echo":
+        text = str(args.get("text", ""))
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content={"text": text, "length": len(text)},
+        )
+    if params.name == "slow":
+        await anyio.sleep(float(args.get("seconds", 1)))
+        return types.CallToolResult(content=[types.TextContent(type="text", text="slept")])
+    if params.name == "fail":
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text="it broke")], is_error=True
+        )
+    if params.name == "progress":
+        for i in range(3):
+            await ctx.session.report_progress(i + 1, 3, f"step {i + 1}")
+        return types.CallToolResult(content=[types.TextContent(type="text", text="done")])
+    if params.name == "wipe":
+        return types.CallToolResult(content=[types.TextContent(type="text", text="wiped")])
+    raise MCPError(-32602, f"Unknown tool: {params.name}")
+
+
+server: Server[Any] = Server("toolwire-test", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def run_stdio() -> None:
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+def run_http(port: int) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(host="127.0.0.1")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "stdio":
+        anyio.run(run_stdio)
+    else:
+        run_http(int(sys.argv[2]))
