@@ -1,4 +1,4 @@
-# ruff: noqa: E501, RUF001  (test data: long literal model outputs; DeepSeek markers use U+FF5C)
+# ruff: noqa: E501  (test data: long literal model outputs; DeepSeek markers use U+FF5C)
 """Cross-family behaviour: the corpus's text cases, reasoning (F16), markers split
 across deltas (F14), look-alike markers, ids, auto detection, the model table, and
 provider streams whose text carries markup."""
@@ -353,3 +353,16 @@ def test_openai_chat_finish_reason_does_not_complete_an_open_text_call_F1() -> N
     alone = parse_stream(body, "text:qwen3_coder", TOOLS)
     assert [c.to_dict() for c in r.calls] == [c.to_dict() for c in alone.calls]
     assert [(c.status, c.partial_arguments) for c in r.calls] == [("truncated", {"city": "Oslo"})]
+
+
+def test_python_style_arguments_are_repaired_by_the_shared_ladder_F12() -> None:
+    text = "<tool_call>{\"name\": \"get_weather\", \"arguments\": {'city': \"Val d'Isère\", 'days': '3'}}</tool_call>"
+    (call,) = parse_stream(text, "text:hermes", TOOLS).calls
+    assert (call.arguments, call.status) == ({"city": "Val d'Isère", "days": 3}, "repaired")
+    check_split_invariance("hermes", text, TOOLS, "hermes-F12")
+
+
+def test_cut_off_json_arguments_stay_partial_not_invented_F1() -> None:
+    text = '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Oslo", "days": 2'
+    (call,) = parse_stream(text, "text:kimi_k2", TOOLS).calls
+    assert (call.status, call.arguments, call.partial_arguments) == ("truncated", None, {"city": "Oslo", "days": 2})

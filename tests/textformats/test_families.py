@@ -1,4 +1,4 @@
-# ruff: noqa: E501, RUF001  (test data: long literal model outputs; DeepSeek markers use U+FF5C)
+# ruff: noqa: E501  (test data: long literal model outputs; DeepSeek markers use U+FF5C)
 """Every family: single call, parallel calls, surrounding text, no arguments (F2),
 nested and escaped values, cut off at the end (F1); each case whole and in 50+
 random chunkings (F14, F15)."""
