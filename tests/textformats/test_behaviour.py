@@ -356,7 +356,7 @@ def test_openai_chat_finish_reason_does_not_complete_an_open_text_call_F1() -> N
 
 
 def test_python_style_arguments_are_repaired_by_the_shared_ladder_F12() -> None:
-    text = "<tool_call>{\"name\": \"get_weather\", \"arguments\": {'city': \"Val d'Isère\", 'days': '3'}}</tool_call>"
+    text = '<tool_call>{"name": "get_weather", "arguments": {\'city\': "Val d\'Isère", \'days\': \'3\'}}</tool_call>'
     (call,) = parse_stream(text, "text:hermes", TOOLS).calls
     assert (call.arguments, call.status) == ({"city": "Val d'Isère", "days": 3}, "repaired")
     check_split_invariance("hermes", text, TOOLS, "hermes-F12")
@@ -365,4 +365,8 @@ def test_python_style_arguments_are_repaired_by_the_shared_ladder_F12() -> None:
 def test_cut_off_json_arguments_stay_partial_not_invented_F1() -> None:
     text = '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Oslo", "days": 2'
     (call,) = parse_stream(text, "text:kimi_k2", TOOLS).calls
-    assert (call.status, call.arguments, call.partial_arguments) == ("truncated", None, {"city": "Oslo", "days": 2})
+    assert (call.status, call.arguments, call.partial_arguments) == (
+        "truncated",
+        None,
+        {"city": "Oslo", "days": 2},
+    )

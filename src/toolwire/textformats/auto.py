@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001  (DeepSeek's markers use the fullwidth bar U+FF5C on purpose)
 """Family ``auto``: scan for every family's first marker; the first one seen decides
 the family, and the rest of the stream goes to that family's extractor. Before
 that, text and ``<think>`` reasoning pass through; with no marker at all the output

@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001, RUF002  (DeepSeek's markers use the fullwidth bar U+FF5C on purpose)
 """DeepSeek V3.2 / V4 DSML: ``<｜DSML｜function_calls><｜DSML｜invoke name="N">
 <｜DSML｜parameter name="K" string="true|false">V</｜DSML｜parameter></｜DSML｜invoke>
 </｜DSML｜function_calls>`` (V4 wraps in ``<｜DSML｜tool_calls>``). ``string="true"``

@@ -1,4 +1,3 @@
-# ruff: noqa: RUF001, RUF002  (DeepSeek's markers use the fullwidth bar U+FF5C on purpose)
 """DeepSeek V3 / R1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>N``
 newline, a fenced ```` ```json ```` object, ``<｜tool▁call▁end｜>`` … ``<｜tool▁calls▁end｜>``.
 

@@ -1,4 +1,3 @@
-# ruff: noqa: RUF002  (DeepSeek's markers use the fullwidth bar U+FF5C on purpose)
 """DeepSeek V3.1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>N<｜tool▁sep｜>{args}
 <｜tool▁call▁end｜>…<｜tool▁calls▁end｜>``. The V3 grammar reads this body too."""
 
