@@ -69,9 +69,9 @@ def python_dict(target_bytes: int, seed: int = 0) -> tuple[str, dict[str, Any]]:
     """A Python-repr'd tool argument of about ``target_bytes`` characters."""
     rng = random.Random(seed)
     snippets = [
-        "it's a \"quoted\" word",
+        'it\'s a "quoted" word',
         "path = 'C:\\\\Users\\\\me\\\\file.txt'",
-        "regex = r'^\\s*(\\w+)\\s*=\\s*\"([^\"]*)\"$'",
+        'regex = r\'^\\s*(\\w+)\\s*=\\s*"([^"]*)"$\'',
         "print(f'{name}: {value!r}')\\n",
         "don't stop; we're here",
         "emoji \U0001f600 and caf\u00e9",
@@ -120,8 +120,10 @@ def main() -> None:
         totals[name] = statistics.median(runs)
     for name, _ in CONTENDERS:
         t = totals[name]
-        row(name, [f"{t * 1e3:.1f}", f"{t / len(inputs) * 1e6:.1f}",
-                   f"{t / totals['toolwire']:.2f}x"])
+        row(
+            name,
+            [f"{t * 1e3:.1f}", f"{t / len(inputs) * 1e6:.1f}", f"{t / totals['toolwire']:.2f}x"],
+        )
 
     # (b) ~200 KB Python-style dict
     text, source = python_dict(200_000)
@@ -134,13 +136,18 @@ def main() -> None:
         row(label, [f"{t_tw * 1e3:.1f}", f"{t_jr * 1e3:.1f}", f"{t_jr / t_tw:.1f}x"])
     ours = repair_json(text)
     theirs = json_repair_value(text)
-    print(f"  complete: toolwire equals the source dict: {ours.value == source} "
-          f"(status {ours.status}); json_repair equals it: {theirs == source}")
+    print(
+        f"  complete: toolwire equals the source dict: {ours.value == source} "
+        f"(status {ours.status}); json_repair equals it: {theirs == source}"
+    )
     ours_cut = repair_json(cut)
-    edits_ok = sum(1 for a, b in zip(ours_cut.value["edits"][:-1], source["edits"], strict=False)
-                   if a == b)
-    print(f"  cut: toolwire status {ours_cut.status}, {edits_ok} of "
-          f"{len(ours_cut.value['edits']) - 1} whole edits equal the source")
+    edits_ok = sum(
+        1 for a, b in zip(ours_cut.value["edits"][:-1], source["edits"], strict=False) if a == b
+    )
+    print(
+        f"  cut: toolwire status {ours_cut.status}, {edits_ok} of "
+        f"{len(ours_cut.value['edits']) - 1} whole edits equal the source"
+    )
 
     # (c) linearity
     print("\n(c) linearity, same shape; ms per MB (median of 3 runs; json_repair 1 run at 400 KB)")
