@@ -235,6 +235,15 @@ class _Coercer:
         types = self.types(schema)
         if types and not any(_has_type(value, t) for t in types):
             value = self.convert(value, types, schema, path, depth)
+        elif (
+            type(value) is float
+            and value.is_integer()
+            and "integer" in types
+            and "number" not in types
+        ):
+            # 3.0 is an integer to JSON Schema, not to a Python tool taking an int
+            self.repairs.append(f"coerce:{path}:number->integer")
+            value = int(value)
         if isinstance(value, dict):
             value = self.members(value, schema, path, depth)
         elif isinstance(value, list):

@@ -74,7 +74,15 @@ class SchemaValidator:
             return [self._error]
         if self._fits is not None and self._fits(value):
             return []
-        found = sorted(self._validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+        try:
+            return self._messages(value)
+        except Exception as exc:  # e.g. a $ref that resolves nowhere
+            return [f"the tool's schema could not be applied: {exc}"]
+
+    def _messages(self, value: Any) -> list[str]:
+        found = sorted(
+            self._validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]
+        )
         return [describe_violation(e) for e in found[:_MAX_ERRORS]]
 
 

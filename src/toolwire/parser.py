@@ -13,15 +13,18 @@ a model-text extractor behind a wire format whose text still carries tool markup
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from toolwire import textformats
 from toolwire.assemble import CallAssembler
 from toolwire.events import Event, StreamResult
 from toolwire.providers import DECODERS, PlainTextDecoder, WireDecoder, detect_format
 from toolwire.spec import ToolSpec
 
 _DETECT_LIMIT = 65536  # bytes looked at before giving up on recognising a wire format
+_SSE_FIELD = re.compile(r"(?:data|event|id|retry)?:")
 
 
 class UnknownFormatError(ValueError):
@@ -36,12 +39,15 @@ class TextExtractor(Protocol):
     def close(self) -> None: ...
 
 
-def _text_extractor(family: str, sink: CallAssembler, tools: list[ToolSpec]) -> TextExtractor:
+def _text_extractor(
+    family: str, sink: CallAssembler, tools: list[ToolSpec], calls_in_reasoning: bool
+) -> TextExtractor:
     try:
-        from toolwire import textformats
-    except ImportError as exc:  # pragma: no cover - until textformats exists
-        raise UnknownFormatError(f"text formats are not available: {exc}") from exc
-    extractor: TextExtractor = textformats.make_extractor(family, sink, tools)
+        extractor: TextExtractor = textformats.make_extractor(
+            family, sink, tools, calls_in_reasoning=calls_in_reasoning
+        )
+    except textformats.UnknownFamilyError as exc:
+        raise UnknownFormatError(str(exc)) from exc
     return extractor
 
 
@@ -58,6 +64,7 @@ class StreamParser:
         tools: Iterable[ToolSpec | dict[str, Any]] = (),
         *,
         text_format: str | None = None,
+        calls_in_reasoning: bool = False,
     ) -> None:
         self.tools = [t if isinstance(t, ToolSpec) else ToolSpec.from_dict(t) for t in tools]
         self.assembler = CallAssembler(self.tools)
@@ -66,7 +73,9 @@ class StreamParser:
         if format.startswith("text:"):
             text_format = format.split(":", 1)[1]
         if text_format is not None:
-            self._extractor = _text_extractor(text_format, self.assembler, self.tools)
+            self._extractor = _text_extractor(
+                text_format, self.assembler, self.tools, calls_in_reasoning
+            )
             if not format.startswith("text:"):
                 self.assembler.before_finish = self._extractor.close
         self._decoder: WireDecoder | None = None
@@ -118,8 +127,11 @@ class StreamParser:
         text = buffered.decode("utf-8", "replace")
         name = detect_format(text)
         if name is None:
-            whole_message = b"\n\n" in buffered or b"\r\n\r\n" in buffered
-            if final or whole_message or len(buffered) > _DETECT_LIMIT:
+            # SSE framing whose first blocks carry no data yet (comments, retry:) is
+            # waited out; anything else with a whole first block is not a wire format
+            whole_block = b"\n\n" in buffered or b"\r\n\r\n" in buffered
+            undecided = _SSE_FIELD.match(text.lstrip("\ufeff\r\n")) is not None
+            if final or (whole_block and not undecided) or len(buffered) > _DETECT_LIMIT:
                 # nothing recognisable: treat it as raw model text rather than lose it
                 self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
             return
@@ -133,9 +145,12 @@ def parse_stream(
     tools: Iterable[ToolSpec | dict[str, Any]] = (),
     *,
     text_format: str | None = None,
+    calls_in_reasoning: bool = False,
 ) -> StreamResult:
     """Parse a whole stream at once."""
-    parser = StreamParser(format, tools, text_format=text_format)
+    parser = StreamParser(
+        format, tools, text_format=text_format, calls_in_reasoning=calls_in_reasoning
+    )
     events = parser.feed(data)
     events.extend(parser.close())
     return StreamResult.collect(events)

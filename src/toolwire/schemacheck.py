@@ -54,6 +54,11 @@ def _is_int(v: Any) -> bool:
     return type(v) is int
 
 
+def _numeric(v: Any) -> bool:
+    """A JSON number, finite or not (bounds apply to it; inf is never 'sure')."""
+    return type(v) is int or type(v) is float
+
+
 def _is_number(v: Any) -> bool:
     return (type(v) is int or type(v) is float) and math.isfinite(v)
 
@@ -71,8 +76,8 @@ _TYPE_TESTS: dict[str, Check] = {
 
 # each bound applies only to values of its own kind, as in JSON Schema
 _BOUNDS: dict[str, Callable[[Any, Any], bool]] = {
-    "minimum": lambda v, b: not _is_number(v) or v >= b,
-    "maximum": lambda v, b: not _is_number(v) or v <= b,
+    "minimum": lambda v, b: not _numeric(v) or (_is_number(v) and v >= b),
+    "maximum": lambda v, b: not _numeric(v) or (_is_number(v) and v <= b),
     "minLength": lambda v, b: type(v) is not str or len(v) >= b,
     "maxLength": lambda v, b: type(v) is not str or len(v) <= b,
     "minItems": lambda v, b: type(v) is not list or len(v) >= b,
@@ -116,17 +121,23 @@ def compile_check(schema: Any) -> Check | None:
                 return None
             checks.append(_bounded(test, bound))
 
+    # Without "type", object/array keywords still make coercion treat a string as
+    # stringified JSON (F26): only a real dict / list counts as "sure" then.
     if "properties" in schema or "required" in schema or "additionalProperties" in schema:
         object_check = _compile_object(schema)
         if object_check is None:
             return None
         checks.append(object_check)
+        if kind is None:
+            checks.append(lambda v: type(v) is dict)
 
     if "items" in schema:
         item_check = compile_check(schema["items"])
         if item_check is None:
             return None
         checks.append(lambda v: type(v) is not list or all(item_check(x) for x in v))
+        if kind is None:
+            checks.append(lambda v: type(v) is list)
 
     if len(checks) == 1:
         return checks[0]

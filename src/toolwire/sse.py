@@ -20,12 +20,16 @@ class SSEMessage(NamedTuple):
     retry: int | None = None
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 class SSEDecoder:
     """``feed(bytes) -> messages``; ``close() -> messages`` flushes an unterminated one."""
 
-    __slots__ = ("_data", "_event", "_id", "_pending", "_retry", "_skip_lf")
+    __slots__ = ("_data", "_event", "_head", "_id", "_pending", "_retry", "_skip_lf")
 
     def __init__(self) -> None:
+        self._head: bytes | None = b""  # the first bytes, until a BOM is ruled out
         self._pending: list[bytes] = []  # pieces of the current, unfinished line
         self._skip_lf = False  # the previous piece ended in CR: a leading LF belongs to it
         self._data: list[str] = []
@@ -36,6 +40,14 @@ class SSEDecoder:
     def feed(self, chunk: bytes | str) -> list[SSEMessage]:
         if isinstance(chunk, str):
             chunk = chunk.encode("utf-8", "surrogatepass")
+        if self._head is not None:
+            # the stream may start with a UTF-8 byte order mark, which the spec drops
+            head = self._head + chunk
+            if len(head) < len(_BOM) and _BOM.startswith(head):
+                self._head = head
+                return []
+            self._head = None
+            chunk = head[len(_BOM) :] if head.startswith(_BOM) else head
         if not chunk:
             return []
         if self._skip_lf:
@@ -75,6 +87,10 @@ class SSEDecoder:
 
     def close(self) -> list[SSEMessage]:
         """End of input: a final line and message without their blank line still count."""
+        if self._head:
+            head, self._head = self._head, None
+            out = self.feed(head)
+            return out + self.close()
         if self._pending:
             self._field(b"".join(self._pending))
             self._pending = []

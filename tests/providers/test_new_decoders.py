@@ -208,7 +208,10 @@ def test_responses_without_terminal_event_is_dropped() -> None:
     stream = responses_stream().split("event: response.completed")[0]
     result = parse_stream(stream, "openai-responses", [WEATHER])
     assert result.finish_reason == "error"
-    assert result.calls[0].arguments == {"city": "Oslo"}
+    # the turn never ended: the last call is not handed over as final (F1), but what
+    # arrived stays visible
+    assert result.calls[0].status == "truncated"
+    assert result.calls[0].partial_arguments == {"city": "Oslo"}
 
 
 def test_responses_any_chunking_same_result() -> None:

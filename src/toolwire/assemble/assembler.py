@@ -67,11 +67,11 @@ _FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 
-def normalize_finish_reason(raw: str | None) -> FinishReason | None:
+def normalize_finish_reason(raw: object) -> FinishReason | None:
     """Map a provider's stop reason onto the canonical set (unknown → stop)."""
     if raw is None:
         return None
-    return _FINISH_REASONS.get(raw.lower(), "stop")
+    return _FINISH_REASONS.get(str(raw).lower(), "stop")
 
 
 class _Slot:
@@ -79,7 +79,7 @@ class _Slot:
         "closed",
         "cumulative",
         "errors",
-        "explicitly_closed",
+        "finished",
         "id",
         "index",
         "name",
@@ -89,6 +89,7 @@ class _Slot:
         "repairs",
         "scan",
         "size",
+        "snapshots",
         "started_event",
     )
 
@@ -102,8 +103,9 @@ class _Slot:
         self.scan = JsonScanner()
         self.cumulative = False
         self.object_value: Any = NOT_GIVEN
-        self.closed = False
-        self.explicitly_closed = False
+        self.closed = False  # takes no more fragments
+        self.finished = False  # its CallFinished is out
+        self.snapshots = True  # may be fed cumulative snapshots (F7); extractors never are
         self.started_event = False
         self.repairs: list[str] = []
         self.errors: list[str] = []
@@ -155,7 +157,7 @@ class CallAssembler:
         if self.before_finish is not None:
             self.before_finish()
         if raw:
-            self._raw_finish = raw
+            self._raw_finish = str(raw)
         self._finish_open(normalize_finish_reason(raw) == "length")
 
     def tool(
@@ -164,17 +166,29 @@ class CallAssembler:
         id: str | None,
         name: str | None,
         arguments: str | Mapping[str, Any] | list[Any] | None,
+        *,
+        repairs: Iterable[str] = (),
+        snapshots: bool = True,
     ) -> None:
-        """One tool-call fragment: any of header (id, name) and argument text/object."""
-        slot = self._route(index, id or None, name or None, arguments)
-        if name and slot.name != name:
+        """One tool-call fragment: any of header (id, name) and argument text/object.
+
+        ``repairs``: what the decoder already had to fix for this call (e.g. a call
+        written in Python style). ``snapshots=False``: this source never repeats
+        argument text, so snapshot detection (F7) is off for the call.
+        """
+        if not isinstance(id, str) or not id:
+            id = None
+        if not isinstance(name, str) or not name:
+            name = None
+        slot = self._route(index, id, name, arguments)
+        if not snapshots:
+            slot.snapshots = False
+        slot.repairs.extend(repairs)
+        if name is not None and slot.name != name:
             if slot.name is None:
                 slot.name = name
-            elif not name.startswith(slot.name) or len(name) == len(slot.name):
+            else:  # set once (F8): a different name is a conflict, never a merge
                 slot.errors.append(f"conflicting names for one call: {slot.name!r} and {name!r}")
-            elif name.startswith(slot.name):
-                # a cumulative name snapshot ("read", "read_file"): keep the longest
-                slot.name = name
         if not slot.started_event and slot.name is not None:
             slot.started_event = True
             self.events.append(CallStarted(slot.number, slot.id, slot.name))
@@ -201,6 +215,8 @@ class CallAssembler:
             or slot.cumulative
             or not slot.started_event
             or len(text) >= slot.size  # could be a cumulative snapshot: check fully
+            or not text
+            or text[0] in "{["  # could open a second value (F3): check fully
         ):
             return False
         slot.parts.append(text)
@@ -209,16 +225,24 @@ class CallAssembler:
         return True
 
     def close_call(
-        self, *, index: int | None = None, id: str | None = None, truncated: bool = False
+        self,
+        *,
+        index: int | None = None,
+        id: str | None = None,
+        truncated: bool = False,
+        wait_for_finish: bool = False,
     ) -> None:
         """A decoder closed one call explicitly (Anthropic content_block_stop, the end
-        marker of a text-format call). ``truncated``: the decoder knows it was cut off."""
+        marker of a text-format call). ``truncated``: the decoder knows it was cut off.
+        ``wait_for_finish``: take no more fragments, but judge the call when the finish
+        reason is known (a block closed just before max_tokens may be cut, F1)."""
         slot = self._by_id.get(id) if id else None
         if slot is None and index is not None:
             slot = self._by_index.get(index)
         if slot is not None and not slot.closed:
-            slot.explicitly_closed = True
-            self._finish_slot(slot, truncated=truncated)
+            slot.closed = True
+            if not wait_for_finish:
+                self._finish_slot(slot, truncated=truncated)
 
     def end(self, *, dropped: bool = False) -> None:
         """End of input. ``dropped``: the wire ended without its terminal message."""
@@ -270,30 +294,46 @@ class CallAssembler:
             slot = self._by_id.get(id)
             if slot is not None:
                 return slot
-            if index is not None:
-                slot = self._by_index.get(index)
-                if slot is not None and slot.id is None and not slot.closed:
-                    slot.id = id  # late id: adopt it
-                    self._by_id[id] = slot
-                    return slot
-            elif self._open is not None and self._open.id is None and not self._open.closed:
-                self._open.id = id
-                self._by_id[id] = self._open
-                return self._open
+            slot = self._by_index.get(index) if index is not None else self._open
+            if (
+                slot is not None
+                and slot.id is None
+                and not slot.closed
+                and not self._starts_new_call(slot, name, arguments)
+            ):
+                slot.id = id  # a late id: adopt it
+                self._by_id[id] = slot
+                return slot
             return self._new_slot(index, id)
         slot = self._by_index.get(index) if index is not None else self._open
-        if slot is None or slot.closed:
-            return self._new_slot(index, None)
-        if (
-            name is not None
-            and self._scanned(slot).balanced
-            and isinstance(arguments, str)
-            and arguments.lstrip()[:1] in ("{", "[")
-            and not slot.cumulative
-        ):
-            # a second call at the same position with no id: never {..}{..} (F3)
+        if slot is None or slot.closed or self._starts_new_call(slot, name, arguments):
             return self._new_slot(index, None)
         return slot
+
+    def _starts_new_call(self, slot: _Slot, name: str | None, arguments: object) -> bool:
+        """A fragment without a matching id that cannot belong to ``slot``: the slot's
+        value is whole and the fragment names another tool or opens a second value.
+        Never {..}{..} concatenation, never two names merged (F3, F19)."""
+        renamed = name is not None and slot.name is not None and name != slot.name
+        opens = isinstance(arguments, str) and arguments.lstrip()[:1] in ("{", "[")
+        if not (renamed or opens):
+            return False
+        if slot.object_value is not NOT_GIVEN:
+            return renamed  # arguments came whole (F10): only another name is another call
+        if not slot.size:
+            return False  # nothing yet: the fragment continues this call
+        if opens and not renamed and self._is_snapshot(slot, arguments):
+            return False  # a repeat of what came so far (F7), not a new value
+        return self._scanned(slot).balanced
+
+    @staticmethod
+    def _is_snapshot(slot: _Slot, text: object) -> bool:
+        return (
+            slot.snapshots
+            and isinstance(text, str)
+            and len(text) >= slot.size > 0
+            and text.startswith(slot.raw())
+        )
 
     def _append(self, slot: _Slot, text: str) -> None:
         if not text:
@@ -303,7 +343,7 @@ class CallAssembler:
             self.error(f"argument text arrived after call {slot.id or slot.number} finished", text)
             return
         size = slot.size
-        if slot.cumulative or (size and len(text) >= size and text.startswith(slot.raw())):
+        if slot.cumulative or self._is_snapshot(slot, text):
             # F7: a snapshot repeating everything so far; keep only the new suffix
             if not slot.cumulative:
                 slot.cumulative = True
@@ -332,12 +372,12 @@ class CallAssembler:
         return scan
 
     def _finish_open(self, last_cut: bool) -> None:
-        open_slots = [s for s in self._slots if not s.closed]
+        open_slots = [s for s in self._slots if not s.finished]
         for i, slot in enumerate(open_slots):
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)
 
     def _finish_slot(self, slot: _Slot, *, truncated: bool) -> None:
-        slot.closed = True
+        slot.closed = slot.finished = True
         if self._open is slot:
             self._open = None
         name = slot.name
@@ -350,16 +390,29 @@ class CallAssembler:
             if slot.size:
                 self.events.append(ArgumentsDelta(slot.number, slot.raw()))
         raw = slot.raw()
-        call: ToolCall = self.finisher.finish(
-            id=slot.id,
-            name=name,
-            raw_arguments=raw,
-            value=slot.object_value,
-            truncated=truncated,
-            slot=slot.number,
-            repairs=slot.repairs,
-            errors=slot.errors,
-        )
+        try:
+            call: ToolCall = self.finisher.finish(
+                id=slot.id,
+                name=name,
+                raw_arguments=raw,
+                value=slot.object_value,
+                truncated=truncated,
+                slot=slot.number,
+                repairs=slot.repairs,
+                errors=slot.errors,
+            )
+        except Exception as exc:  # a finisher bug must not lose the call
+            call = ToolCall(
+                id=slot.id,
+                name=name,
+                arguments=None,
+                raw_arguments=raw,
+                status="truncated" if truncated else "invalid",
+                repairs=tuple(slot.repairs),
+                errors=(*slot.errors, f"the call could not be finished: {exc!r}"),
+                name_as_sent=name,
+                slot=slot.number,
+            )
         if not name:
             call = _as_invalid(call)
         self._calls_made += 1

@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 import orjson
 import typer
 
+from toolwire.jsontext import dumps
 from toolwire.spec import ToolSpec, ToolSpecError, load_tool_specs
 
 
@@ -45,4 +46,4 @@ def read_tools(path: str | None) -> list[ToolSpec]:
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")
+    sys.stdout.write(dumps(value, indent=True) + "\n")

@@ -18,7 +18,8 @@ def parse(
         typer.Option(
             "--format",
             "-f",
-            help="openai-chat | anthropic | auto | text:<family> (and the other wire formats).",
+            help="auto | openai-chat | anthropic | openai-responses | gemini | ollama | "
+            "text:<family> (text:auto detects the family).",
         ),
     ] = "auto",
     tools: Annotated[
@@ -29,6 +30,10 @@ def parse(
         str | None,
         typer.Option(help="Also extract tool markup from the stream's text (e.g. hermes)."),
     ] = None,
+    calls_in_reasoning: Annotated[
+        bool,
+        typer.Option(help="Keep tool calls written inside reasoning (<think>); default: ignore."),
+    ] = False,
 ) -> None:
     """Parse a raw model stream and print its calls, text, finish reason and usage.
 
@@ -39,7 +44,9 @@ def parse(
     specs = read_tools(tools)
     data = read_input(file)
     try:
-        parser = StreamParser(format, specs, text_format=text_format)
+        parser = StreamParser(
+            format, specs, text_format=text_format, calls_in_reasoning=calls_in_reasoning
+        )
     except UnknownFormatError as exc:
         fail(str(exc))
     events = parser.feed(data)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
-import orjson
 from pydantic import BaseModel
 
+from toolwire.jsontext import dumps
 from toolwire.tokens import estimate_tokens, truncate_to_tokens
 
 
@@ -27,7 +28,7 @@ def to_jsonable(value: Any) -> Any:
     """A JSON-compatible copy of whatever a tool returned."""
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    return orjson.loads(orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS))
+    return json.loads(dumps(value, default=_default))
 
 
 def render(value: Any) -> str:
@@ -36,7 +37,7 @@ def render(value: Any) -> str:
         return value
     if value is None:
         return ""
-    return orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    return dumps(value, default=_default)
 
 
 def truncate(text: str, budget: int | None) -> tuple[str, int, bool]:

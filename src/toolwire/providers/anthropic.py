@@ -28,6 +28,11 @@ def anthropic_usage(usage: dict[str, Any], previous: Usage | None = None) -> Usa
     )
 
 
+def _text(value: object) -> str:
+    """A text field, or nothing: a field of the wrong type never ends the stream."""
+    return value if isinstance(value, str) else ""
+
+
 class AnthropicDecoder(SSEWireDecoder):
     format_name = "anthropic"
 
@@ -44,19 +49,20 @@ class AnthropicDecoder(SSEWireDecoder):
             return
         kind = event.get("type") or message.event
         sink = self.sink
+        index = event.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            index = None
         if kind == "content_block_delta":
-            index = event.get("index")
             delta = event.get("delta") or {}
             dtype = delta.get("type")
             if dtype == "text_delta":
-                self.text(delta.get("text") or "")
+                self.text(_text(delta.get("text")))
             elif dtype == "input_json_delta":
-                sink.tool(index, None, None, delta.get("partial_json") or "")
+                sink.tool(index, None, None, _text(delta.get("partial_json")))
             elif dtype == "thinking_delta":
-                sink.reasoning(delta.get("thinking") or "")
+                sink.reasoning(_text(delta.get("thinking")))
             # signature_delta and citations carry nothing toolwire reports
         elif kind == "content_block_start":
-            index = event.get("index")
             block = event.get("content_block") or {}
             btype = block.get("type")
             if btype in _TOOL_BLOCKS:
@@ -70,13 +76,12 @@ class AnthropicDecoder(SSEWireDecoder):
                     initial if isinstance(initial, dict) and initial else None,
                 )
             elif btype == "text":
-                self.text(block.get("text") or "")
+                self.text(_text(block.get("text")))
             elif btype == "thinking":
-                sink.reasoning(block.get("thinking") or "")
+                sink.reasoning(_text(block.get("thinking")))
         elif kind == "content_block_stop":
-            index = event.get("index")
             if index in self._tool_blocks:
-                sink.close_call(index=index)
+                sink.close_call(index=index, wait_for_finish=True)
         elif kind == "message_start":
             usage = (event.get("message") or {}).get("usage")
             if isinstance(usage, dict):
@@ -89,11 +94,12 @@ class AnthropicDecoder(SSEWireDecoder):
                 sink.set_usage(self._usage)
             reason = (event.get("delta") or {}).get("stop_reason")
             if reason:
-                sink.set_finish_reason(reason)
+                sink.set_finish_reason(str(reason))
         elif kind == "message_stop":
             self.finished = True
         elif kind == "error":
             err = event.get("error") or {}
-            sink.error(f"the upstream sent an error: {err.get('message', err)}", message.data)
+            detail = err.get("message", err) if isinstance(err, dict) else err
+            sink.error(f"the upstream sent an error: {detail}", message.data)
             sink.set_finish_reason("error")  # the turn failed; it did not "stop"
             self.finished = True

@@ -32,6 +32,10 @@ def openai_usage(usage: dict[str, Any]) -> Usage:
     )
 
 
+# the first choice: index 0, or no index at all (some servers omit or null it)
+_FIRST_CHOICE = (0, None)
+
+
 class OpenAIChatDecoder(SSEWireDecoder):
     format_name = "openai-chat"
 
@@ -50,10 +54,14 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 continue
             try:
                 choices = chunk["choices"]
-                if len(choices) == 1 and chunk.get("usage") is None:
+                if len(choices) == 1 and chunk.get("usage") is None and "error" not in chunk:
                     choice = choices[0]
                     delta = choice["delta"]
-                    if len(delta) == 1 and choice["finish_reason"] is None and not choice["index"]:
+                    if (
+                        len(delta) == 1
+                        and choice["finish_reason"] is None
+                        and choice.get("index") in _FIRST_CHOICE
+                    ):
                         (tc,) = delta["tool_calls"]
                         index = tc["index"]
                         function = tc["function"]
@@ -95,7 +103,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
             for choice in choices:
                 if not isinstance(choice, dict):
                     continue
-                if choice.get("index", 0) != 0:
+                if choice.get("index") not in _FIRST_CHOICE:
                     continue  # toolwire follows the first choice (n=1)
                 delta = choice.get("delta")
                 if delta is None:

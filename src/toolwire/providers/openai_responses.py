@@ -117,7 +117,7 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
                 self._calls[index] = True
                 sink.tool(index, None, None, arguments)
             if done:
-                sink.close_call(index=index)
+                sink.close_call(index=index, wait_for_finish=True)
         elif done and item_id not in self._texts:
             # an item sent whole, without deltas
             if itype == "message":

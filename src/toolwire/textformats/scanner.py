@@ -343,7 +343,7 @@ class TextScanner:
         index = self._next_index
         self._next_index += 1
         self._open_calls.add(index)
-        self.sink.tool(index, id, name or None, None)
+        self.sink.tool(index, id, name or None, None, snapshots=False)
         return index
 
     def arguments(self, index: int, value: str | Mapping[str, Any] | list[Any]) -> None:
