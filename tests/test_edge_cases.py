@@ -222,3 +222,11 @@ async def test_engine_result_with_a_big_integer_is_returned_and_recorded() -> No
     result = await engine.call("big", {})
     assert (result.status, result.content) == ("ok", str(10**30))
     assert len(sink.records) == 1
+
+
+def test_a_python_style_call_envelope_is_reported_repaired() -> None:
+    text = "<tool_call>{'name': 'f', 'arguments': {'a': 1}}</tool_call>"
+    (call,) = parse_stream(text, "text:hermes").calls
+    assert call.arguments == {"a": 1}
+    assert call.status == "repaired"
+    assert call.repairs

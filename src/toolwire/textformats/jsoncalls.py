@@ -127,7 +127,7 @@ class _Envelope:
         args = value.get("arguments", value.get("parameters"))
         if args is not None and not isinstance(args, str | dict | list):
             args = orjson.dumps(args).decode()
-        self.sc.whole_call(value["name"], args)
+        self.sc.whole_call(value["name"], args, result.repairs)
         return (CALL, "")
 
     def _cut(self) -> tuple[str, str]:

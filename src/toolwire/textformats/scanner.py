@@ -15,7 +15,7 @@ open calls as truncated at end of stream, F1) live here too, so families stay sm
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from typing import Any, Final
 
 from toolwire.assemble import CallAssembler, JsonScanner
@@ -339,11 +339,13 @@ class TextScanner:
     def at_eof(self) -> bool:
         return self._eof and self._pos >= len(self._buf)
 
-    def begin_call(self, name: str | None, id: str | None = None) -> int:
+    def begin_call(
+        self, name: str | None, id: str | None = None, repairs: Iterable[str] = ()
+    ) -> int:
         index = self._next_index
         self._next_index += 1
         self._open_calls.add(index)
-        self.sink.tool(index, id, name or None, None, snapshots=False)
+        self.sink.tool(index, id, name or None, None, repairs=repairs, snapshots=False)
         return index
 
     def arguments(self, index: int, value: str | Mapping[str, Any] | list[Any]) -> None:
@@ -355,9 +357,13 @@ class TextScanner:
             self.sink.close_call(index=index, truncated=truncated)
 
     def whole_call(
-        self, name: str | None, value: str | Mapping[str, Any] | list[Any] | None
+        self,
+        name: str | None,
+        value: str | Mapping[str, Any] | list[Any] | None,
+        repairs: Iterable[str] = (),
     ) -> None:
-        index = self.begin_call(name)
+        """A call read at once; ``repairs``: what reading its envelope took."""
+        index = self.begin_call(name, repairs=repairs)
         if value is not None:
             self.arguments(index, value)
         self.end_call(index)
