@@ -174,7 +174,8 @@ class CallFinisher:
         if value is None and raw_arguments.strip() == "null":
             value = {}
             done.append("null_arguments")
-        if known is not None and not self._fits_as_sent(known.name, value):
+        fits = known is not None and self._fits_as_sent(known.name, value)
+        if known is not None and not fits:
             coerced = coerce_arguments(value, known.parameters)
             value = coerced.value
             done.extend(coerced.repairs)
@@ -182,7 +183,7 @@ class CallFinisher:
         if not isinstance(value, dict):
             problems.append(f"arguments must be a JSON object, got {type(value).__name__}")
             return make("invalid", None, value)
-        if known is not None:
+        if known is not None and not fits:
             problems.extend(self.validator(known.name).errors(value))
         if problems:
             return make("invalid", value, None)
