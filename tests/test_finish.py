@@ -92,3 +92,11 @@ def test_invalid_tool_schema_is_reported_not_raised() -> None:
     call = broken.finish(id=None, name="t", raw_arguments="{}")
     assert call.status == "invalid"
     assert "schema" in call.errors[0]
+
+
+def test_validators_are_shared_between_finishers_for_the_same_schema() -> None:
+    a = CallFinisher([ToolSpec("t", {"type": "object", "properties": {"x": {"type": "string"}}})])
+    b = CallFinisher([ToolSpec("t", {"properties": {"x": {"type": "string"}}, "type": "object"})])
+    c = CallFinisher([ToolSpec("t", {"type": "object", "properties": {"x": {"type": "integer"}}})])
+    assert a.validator("t") is b.validator("t")
+    assert a.validator("t") is not c.validator("t")

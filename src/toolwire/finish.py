@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+import orjson
 from jsonschema import exceptions as jsonschema_exceptions
 from jsonschema import validators
 
@@ -86,6 +87,28 @@ class SchemaValidator:
         return [describe_violation(e) for e in found[:_MAX_ERRORS]]
 
 
+_SHARED: dict[bytes, SchemaValidator] = {}
+_SHARED_MAX = 1024
+
+
+def shared_validator(schema: Mapping[str, Any]) -> SchemaValidator:
+    """One compiled validator per distinct schema, shared by every stream.
+
+    Checking and compiling a schema costs milliseconds; a gateway sees the same tools
+    on every request. Validators are immutable once built, so sharing is safe.
+    """
+    try:
+        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # not JSON (a Python object in the schema): build, don't share
+        return SchemaValidator(schema)
+    found = _SHARED.get(key)
+    if found is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.pop(next(iter(_SHARED)))  # oldest first
+        found = _SHARED[key] = SchemaValidator(schema)
+    return found
+
+
 class CallFinisher:
     """Turns raw call data into ToolCalls against a set of declared tools.
 
@@ -99,7 +122,7 @@ class CallFinisher:
     def validator(self, name: str) -> SchemaValidator:
         found = self._validators.get(name)
         if found is None:
-            found = self._validators[name] = SchemaValidator(self.tools[name].parameters)
+            found = self._validators[name] = shared_validator(self.tools[name].parameters)
         return found
 
     def _fits_as_sent(self, name: str, value: Any) -> bool:

@@ -47,10 +47,13 @@ class OpenAIChatDecoder(SSEWireDecoder):
         loads = orjson.loads
         for message in self._sse.feed(data):
             raw = message.data
+            if raw[:1] != "{":
+                self.dispatch(message)  # [DONE], or not JSON: the general path decides
+                continue
             try:
                 chunk = loads(raw)
             except orjson.JSONDecodeError:
-                self.dispatch(message)  # [DONE], or broken JSON for the repair ladder
+                self.dispatch(message)  # broken JSON, for the repair ladder
                 continue
             try:
                 choices = chunk["choices"]
