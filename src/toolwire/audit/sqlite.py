@@ -94,8 +94,8 @@ def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
             ", ".join(f"{c} {t}" for c, t in _TASK_COLUMNS)
         )
     )
-    conn.execute("CREATE INDEX IF NOT EXISTS tool_calls_task ON tool_calls (task_id)")
-    conn.execute("CREATE INDEX IF NOT EXISTS tool_calls_tool ON tool_calls (tool_name)")
+    # No secondary indexes: each would be updated inside every call's durable commit,
+    # and the report reads whole tables anyway. Add them for ad-hoc queries if needed.
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
     return conn
 
