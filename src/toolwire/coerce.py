@@ -37,7 +37,6 @@ import orjson
 __all__ = ["WRAPPER_KEYS", "CoercionResult", "coerce_arguments", "json_type_name"]
 
 WRAPPER_KEYS: Final = ("arguments", "input", "parameters", "args", "params")
-_INTEGER: Final = re.compile(r"[+-]?\d+")
 _NUMBER: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _MAX_REF_HOPS: Final = 32
 _MAX_DEPTH: Final = 200
