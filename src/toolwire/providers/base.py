@@ -13,6 +13,11 @@ from toolwire.repair import repair_json
 from toolwire.sse import SSEDecoder, SSEMessage
 
 
+def token_count(value: Any) -> int | None:
+    """A count read from the wire (token usage): an int, never a bool, else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 class WireDecoder(ABC):
     """Decodes one wire format into assembler calls.
 

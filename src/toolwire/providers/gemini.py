@@ -21,7 +21,7 @@ import orjson
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
-from toolwire.providers.base import WireDecoder
+from toolwire.providers.base import WireDecoder, token_count
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.sse import SSEDecoder
 
@@ -33,22 +33,18 @@ _FILTER_REASONS = frozenset(
 _ERROR_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def gemini_usage(meta: dict[str, Any]) -> Usage:
     """``usageMetadata`` → Usage. Gemini counts thoughts apart from the candidates;
     toolwire's output tokens include reasoning, as OpenAI's do."""
-    candidates = _int(meta.get("candidatesTokenCount"))
-    thoughts = _int(meta.get("thoughtsTokenCount"))
+    candidates = token_count(meta.get("candidatesTokenCount"))
+    thoughts = token_count(meta.get("thoughtsTokenCount"))
     output = None
     if candidates is not None or thoughts is not None:
         output = (candidates or 0) + (thoughts or 0)
     return Usage(
-        input_tokens=_int(meta.get("promptTokenCount")),
+        input_tokens=token_count(meta.get("promptTokenCount")),
         output_tokens=output,
-        cache_read_tokens=_int(meta.get("cachedContentTokenCount")),
+        cache_read_tokens=token_count(meta.get("cachedContentTokenCount")),
         reasoning_tokens=thoughts,
     )
 

@@ -14,13 +14,9 @@ import orjson
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
-from toolwire.providers.base import WireDecoder
+from toolwire.providers.base import WireDecoder, token_count
 from toolwire.providers.gemini import stable_call_id
 from toolwire.providers.jsonstream import JsonObjectSplitter
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class OllamaDecoder(WireDecoder):
@@ -83,8 +79,8 @@ class OllamaDecoder(WireDecoder):
         if isinstance(response, str) and response:
             self.text(response)
         if chunk.get("done") is True:
-            prompt = _int(chunk.get("prompt_eval_count"))
-            output = _int(chunk.get("eval_count"))
+            prompt = token_count(chunk.get("prompt_eval_count"))
+            output = token_count(chunk.get("eval_count"))
             if prompt is not None or output is not None:
                 sink.set_usage(Usage(input_tokens=prompt, output_tokens=output))
             reason = chunk.get("done_reason")
