@@ -34,10 +34,9 @@ from typing import Any, Final
 import jsonschema
 import orjson
 
-__all__ = ["WRAPPER_KEYS", "CoercionResult", "coerce_arguments"]
+__all__ = ["WRAPPER_KEYS", "CoercionResult", "coerce_arguments", "json_type_name"]
 
 WRAPPER_KEYS: Final = ("arguments", "input", "parameters", "args", "params")
-_INTEGER: Final = re.compile(r"[+-]?\d+")
 _NUMBER: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _MAX_REF_HOPS: Final = 32
 _MAX_DEPTH: Final = 200
@@ -62,7 +61,10 @@ def coerce_arguments(value: Any, schema: Mapping[str, Any]) -> CoercionResult:
     return CoercionResult(out, tuple(dict.fromkeys(coercer.repairs)), tuple(coercer.errors))
 
 
-def _type_name(value: Any) -> str:
+def json_type_name(value: Any, other: str | None = None) -> str:
+    """The JSON Schema type name of a Python value read from JSON (``True`` is a
+    boolean, never an integer). A value JSON has no type for is named ``other``, or by
+    its Python type when ``other`` is None."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -77,7 +79,7 @@ def _type_name(value: Any) -> str:
         return "array"
     if isinstance(value, dict):
         return "object"
-    return type(value).__name__
+    return other if other is not None else type(value).__name__
 
 
 def _has_type(value: Any, name: str) -> bool:
@@ -159,7 +161,7 @@ class _Coercer:
                 names.append("array")
             if "enum" in schema and isinstance(schema["enum"], list):
                 for member in schema["enum"]:
-                    name = _type_name(member)
+                    name = json_type_name(member)
                     if name not in names:
                         names.append(name)
         if schema.get("nullable") is True and "null" not in names:
@@ -273,7 +275,7 @@ class _Coercer:
     def convert(
         self, value: Any, types: list[str], schema: Mapping[str, Any], path: str, depth: int
     ) -> Any:
-        source = _type_name(value)
+        source = json_type_name(value)
         for target in types:
             ok, out = self.convert_to(value, target)
             if ok:

@@ -71,6 +71,7 @@ class StreamEncoder(ABC):
     media_type: str = "text/event-stream"  # the HTTP Content-Type for this stream
     # False for formats that send each call whole (arguments as an object)
     streams_arguments: ClassVar[bool] = True
+    format_title: ClassVar[str] = ""  # the format's name in notes ("Gemini")
     # raw finish reasons this format can repeat verbatim, per canonical reason
     native_reasons: ClassVar[dict[str, frozenset[str]]] = {}
 
@@ -215,9 +216,17 @@ class StreamEncoder(ABC):
                 out.extend(self._finish(event))
 
     def _whole_call_fits(self, call: ToolCall) -> bool:
-        """Formats without argument text override this to leave out calls they
-        cannot express."""
-        return True
+        """A format whose arguments are objects (``streams_arguments`` False) cannot
+        express a call without a final value (truncated, unreadable): it is left out,
+        and noted."""
+        if self.streams_arguments or call.arguments is not None:
+            return True
+        what = "truncated" if call.status == "truncated" else "unreadable"
+        self.note(
+            f"a {what} call to {call.name!r} was left out: "
+            f"{self.format_title} arguments are objects"
+        )
+        return False
 
     def _whole_call(self, call: ToolCall) -> list[str]:
         out = self._call_start(call.slot, call.id, call.name)

@@ -31,6 +31,7 @@ _REASONS = {
 class GeminiEncoder(StreamEncoder):
     format_name = "gemini"
     streams_arguments: ClassVar[bool] = False
+    format_title = "Gemini"
     native_reasons: ClassVar[dict[str, frozenset[str]]] = {
         "content_filter": frozenset(
             {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
@@ -71,13 +72,6 @@ class GeminiEncoder(StreamEncoder):
 
     def _reasoning(self, text: str) -> list[str]:
         return [self._parts([{"text": text, "thought": True}])]
-
-    def _whole_call_fits(self, call: ToolCall) -> bool:
-        if call.arguments is None:
-            what = "truncated" if call.status == "truncated" else "unreadable"
-            self.note(f"a {what} call to {call.name!r} was left out: Gemini arguments are objects")
-            return False
-        return True
 
     def _whole_call(self, call: ToolCall) -> list[str]:
         fn: dict[str, Any] = {"name": call.name, "args": call.arguments}

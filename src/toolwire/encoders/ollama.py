@@ -27,6 +27,7 @@ class OllamaEncoder(StreamEncoder):
     format_name = "ollama"
     media_type = "application/x-ndjson"
     streams_arguments: ClassVar[bool] = False
+    format_title = "Ollama"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -52,13 +53,6 @@ class OllamaEncoder(StreamEncoder):
 
     def _reasoning(self, text: str) -> list[str]:
         return [self._line({"thinking": text})]
-
-    def _whole_call_fits(self, call: ToolCall) -> bool:
-        if call.arguments is None:
-            what = "truncated" if call.status == "truncated" else "unreadable"
-            self.note(f"a {what} call to {call.name!r} was left out: Ollama arguments are objects")
-            return False
-        return True
 
     def _whole_call(self, call: ToolCall) -> list[str]:
         fn = {"index": self._tool_index, "name": call.name, "arguments": call.arguments}

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
 from toolwire.assemble import CallAssembler
+from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
 from toolwire.sse import SSEDecoder, SSEMessage
+
+
+def token_count(value: Any) -> int | None:
+    """A count read from the wire (token usage): an int, never a bool, else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def stable_call_id(seed: str, position: int) -> str:
+    """A deterministic id for a call the wire sent without one."""
+    digest = hashlib.sha256(f"{seed}:{position}".encode()).hexdigest()
+    return f"call_{digest[:24]}"
 
 
 class WireDecoder(ABC):
@@ -79,3 +92,72 @@ class SSEWireDecoder(WireDecoder):
 
     @abstractmethod
     def on_message(self, message: SSEMessage) -> None: ...
+
+
+class JsonStreamDecoder(WireDecoder):
+    """A wire format streamed as bare JSON objects (a JSON array, newline-delimited or
+    concatenated) that sends each tool call whole.
+
+    ``feed_objects`` hands each complete object to ``on_chunk``; text between objects
+    and an object cut off at the end become error events naming ``stream_title``.
+    """
+
+    stream_title: ClassVar[str] = ""  # the stream's name in messages ("Gemini")
+    chunk_noun: ClassVar[str] = "messages"  # what its objects are called in messages
+
+    def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
+        super().__init__(sink, text_sink)
+        self._json = JsonObjectSplitter()
+        self._calls = 0
+
+    def feed_objects(self, data: bytes) -> None:
+        for raw in self._json.feed(data):
+            self._on_bytes(raw)
+        self._report_junk()
+
+    def close_objects(self) -> bool:
+        """End of the object stream: answers whether it ended outside any object."""
+        rest = self._json.close()
+        self._report_junk()
+        if rest.strip():
+            self.sink.error(
+                f"the {self.stream_title} stream ended inside a JSON object",
+                rest.decode("utf-8", "replace"),
+            )
+            return False
+        return True
+
+    def _report_junk(self) -> None:
+        for junk in self._json.junk:
+            self.sink.error(
+                f"unexpected text between {self.stream_title} {self.chunk_noun}",
+                junk.decode("utf-8", "replace"),
+            )
+        self._json.junk.clear()
+
+    def _on_bytes(self, raw: bytes) -> None:
+        try:
+            chunk = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            chunk = self.load_json(raw.decode("utf-8", "replace"))
+        if isinstance(chunk, dict):
+            self.on_chunk(chunk, raw.decode("utf-8", "replace"))
+
+    @abstractmethod
+    def on_chunk(self, chunk: dict[str, Any], raw: str) -> None: ...
+
+    def whole_call(self, call_id: Any, name: Any, args: Any, seed: str) -> None:
+        """One call sent whole, its arguments as a value (None: no arguments). A call
+        without an id gets a stable one from ``seed`` and its position in the stream."""
+        if not isinstance(call_id, str) or not call_id:
+            call_id = stable_call_id(seed, self._calls)
+        self._calls += 1
+        if args is None:
+            args = {}
+        self.sink.tool(
+            None,
+            call_id,
+            name if isinstance(name, str) else None,
+            args if isinstance(args, dict | list | str) else orjson.dumps(args).decode(),
+        )
+        self.sink.close_call(id=call_id)

@@ -13,16 +13,12 @@ reports ``tool_calls`` whenever calls were made (F17).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
-from toolwire.providers.base import WireDecoder
-from toolwire.providers.jsonstream import JsonObjectSplitter
+from toolwire.providers.base import JsonStreamDecoder, token_count
 from toolwire.sse import SSEDecoder
 
 # finishReason values that end a turn because of content policy; the assembler's
@@ -33,42 +29,32 @@ _FILTER_REASONS = frozenset(
 _ERROR_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def gemini_usage(meta: dict[str, Any]) -> Usage:
     """``usageMetadata`` → Usage. Gemini counts thoughts apart from the candidates;
     toolwire's output tokens include reasoning, as OpenAI's do."""
-    candidates = _int(meta.get("candidatesTokenCount"))
-    thoughts = _int(meta.get("thoughtsTokenCount"))
+    candidates = token_count(meta.get("candidatesTokenCount"))
+    thoughts = token_count(meta.get("thoughtsTokenCount"))
     output = None
     if candidates is not None or thoughts is not None:
         output = (candidates or 0) + (thoughts or 0)
     return Usage(
-        input_tokens=_int(meta.get("promptTokenCount")),
+        input_tokens=token_count(meta.get("promptTokenCount")),
         output_tokens=output,
-        cache_read_tokens=_int(meta.get("cachedContentTokenCount")),
+        cache_read_tokens=token_count(meta.get("cachedContentTokenCount")),
         reasoning_tokens=thoughts,
     )
 
 
-def stable_call_id(seed: str, position: int) -> str:
-    """A deterministic id for a call the wire sent without one."""
-    digest = hashlib.sha256(f"{seed}:{position}".encode()).hexdigest()
-    return f"call_{digest[:24]}"
-
-
-class GeminiDecoder(WireDecoder):
+class GeminiDecoder(JsonStreamDecoder):
     format_name = "gemini"
+    stream_title = "Gemini"
+    chunk_noun = "chunks"
 
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         super().__init__(sink, text_sink)
         self._mode: str | None = None  # "sse" or "json", chosen by the first byte
         self._head = b""
         self._sse = SSEDecoder()
-        self._json = JsonObjectSplitter()
-        self._calls = 0
         self._response_id = ""
 
     def feed(self, data: bytes | str) -> None:
@@ -85,30 +71,16 @@ class GeminiDecoder(WireDecoder):
             for message in self._sse.feed(data):
                 self._on_text(message.data)
         else:
-            for raw in self._json.feed(data):
-                self._on_bytes(raw)
-            self._report_junk()
+            self.feed_objects(data)
 
     def close(self) -> None:
         if self._mode == "sse":
             for message in self._sse.close():
                 self._on_text(message.data)
         elif self._mode == "json":
-            rest = self._json.close()
-            self._report_junk()
-            if rest.strip():
-                self.sink.error(
-                    "the Gemini stream ended inside a JSON object", rest.decode("utf-8", "replace")
-                )
-            elif self._json.array_closed and not self.finished:
+            whole = self.close_objects()  # False: it ended inside an object
+            if whole and self._json.array_closed and not self.finished:
                 self.finished = True  # the array's "]" is this framing's end marker
-
-    def _report_junk(self) -> None:
-        for junk in self._json.junk:
-            self.sink.error(
-                "unexpected text between Gemini chunks", junk.decode("utf-8", "replace")
-            )
-        self._json.junk.clear()
 
     def _on_text(self, data: str) -> None:
         if not data or data == "[DONE]":
@@ -116,14 +88,6 @@ class GeminiDecoder(WireDecoder):
         chunk = self.load_json(data)
         if isinstance(chunk, dict):
             self.on_chunk(chunk, data)
-
-    def _on_bytes(self, raw: bytes) -> None:
-        try:
-            chunk = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            chunk = self.load_json(raw.decode("utf-8", "replace"))
-        if isinstance(chunk, dict):
-            self.on_chunk(chunk, raw.decode("utf-8", "replace"))
 
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
         sink = self.sink
@@ -185,18 +149,6 @@ class GeminiDecoder(WireDecoder):
                 "Gemini streamed function-call arguments (partialArgs) are not supported", raw
             )
             return
-        name = call.get("name")
-        call_id = call.get("id")
-        if not isinstance(call_id, str) or not call_id:
-            call_id = stable_call_id(self._response_id or "gemini", self._calls)
-        self._calls += 1
-        args = call.get("args")
-        if args is None:
-            args = {}
-        sink.tool(
-            None,
-            call_id,
-            name if isinstance(name, str) else None,
-            args if isinstance(args, dict | list | str) else orjson.dumps(args).decode(),
+        self.whole_call(
+            call.get("id"), call.get("name"), call.get("args"), self._response_id or "gemini"
         )
-        sink.close_call(id=call_id)

@@ -10,57 +10,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import orjson
-
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
-from toolwire.providers.base import WireDecoder
-from toolwire.providers.gemini import stable_call_id
-from toolwire.providers.jsonstream import JsonObjectSplitter
+from toolwire.providers.base import JsonStreamDecoder, token_count
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-class OllamaDecoder(WireDecoder):
+class OllamaDecoder(JsonStreamDecoder):
     format_name = "ollama"
+    stream_title = "Ollama"
 
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         super().__init__(sink, text_sink)
-        self._json = JsonObjectSplitter()
-        self._calls = 0
         self._seed: str | None = None
 
     def feed(self, data: bytes | str) -> None:
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")
-        for raw in self._json.feed(data):
-            self._on_bytes(raw)
-        self._report_junk()
+        self.feed_objects(data)
 
     def close(self) -> None:
-        rest = self._json.close()
-        self._report_junk()
-        if rest.strip():
-            self.sink.error(
-                "the Ollama stream ended inside a JSON object", rest.decode("utf-8", "replace")
-            )
-
-    def _report_junk(self) -> None:
-        for junk in self._json.junk:
-            self.sink.error(
-                "unexpected text between Ollama messages", junk.decode("utf-8", "replace")
-            )
-        self._json.junk.clear()
-
-    def _on_bytes(self, raw: bytes) -> None:
-        try:
-            chunk = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            chunk = self.load_json(raw.decode("utf-8", "replace"))
-        if isinstance(chunk, dict):
-            self.on_chunk(chunk, raw.decode("utf-8", "replace"))
+        self.close_objects()
 
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
         sink = self.sink
@@ -83,8 +52,8 @@ class OllamaDecoder(WireDecoder):
         if isinstance(response, str) and response:
             self.text(response)
         if chunk.get("done") is True:
-            prompt = _int(chunk.get("prompt_eval_count"))
-            output = _int(chunk.get("eval_count"))
+            prompt = token_count(chunk.get("prompt_eval_count"))
+            output = token_count(chunk.get("eval_count"))
             if prompt is not None or output is not None:
                 sink.set_usage(Usage(input_tokens=prompt, output_tokens=output))
             reason = chunk.get("done_reason")
@@ -108,18 +77,6 @@ class OllamaDecoder(WireDecoder):
             fn = tc.get("function")
             if not isinstance(fn, dict):
                 fn = {}
-            call_id = tc.get("id")
-            if not isinstance(call_id, str) or not call_id:
-                call_id = stable_call_id(self._seed or "ollama", self._calls)
-            self._calls += 1
-            name = fn.get("name")
-            args = fn.get("arguments")
-            if args is None:
-                args = {}
-            sink.tool(
-                None,
-                call_id,
-                name if isinstance(name, str) else None,
-                args if isinstance(args, dict | list | str) else orjson.dumps(args).decode(),
+            self.whole_call(
+                tc.get("id"), fn.get("name"), fn.get("arguments"), self._seed or "ollama"
             )
-            sink.close_call(id=call_id)

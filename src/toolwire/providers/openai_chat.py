@@ -11,23 +11,23 @@ from typing import Any
 import orjson
 
 from toolwire.events import Usage
-from toolwire.providers.base import SSEWireDecoder
+from toolwire.providers.base import SSEWireDecoder, token_count
 from toolwire.sse import SSEMessage
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def openai_usage(usage: dict[str, Any]) -> Usage:
     details = usage.get("prompt_tokens_details") or {}
     out_details = usage.get("completion_tokens_details") or {}
     return Usage(
-        input_tokens=_int(usage.get("prompt_tokens")),
-        output_tokens=_int(usage.get("completion_tokens")),
-        cache_read_tokens=_int(details.get("cached_tokens")) if isinstance(details, dict) else None,
+        input_tokens=token_count(usage.get("prompt_tokens")),
+        output_tokens=token_count(usage.get("completion_tokens")),
+        cache_read_tokens=(
+            token_count(details.get("cached_tokens")) if isinstance(details, dict) else None
+        ),
         reasoning_tokens=(
-            _int(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else None
+            token_count(out_details.get("reasoning_tokens"))
+            if isinstance(out_details, dict)
+            else None
         ),
     )
 

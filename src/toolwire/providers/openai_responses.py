@@ -15,25 +15,25 @@ from typing import Any
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
-from toolwire.providers.base import SSEWireDecoder
+from toolwire.providers.base import SSEWireDecoder, token_count
 from toolwire.sse import SSEMessage
 
 _CALL_ITEMS = ("function_call",)
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def responses_usage(usage: dict[str, Any]) -> Usage:
     details = usage.get("input_tokens_details")
     out_details = usage.get("output_tokens_details")
     return Usage(
-        input_tokens=_int(usage.get("input_tokens")),
-        output_tokens=_int(usage.get("output_tokens")),
-        cache_read_tokens=_int(details.get("cached_tokens")) if isinstance(details, dict) else None,
+        input_tokens=token_count(usage.get("input_tokens")),
+        output_tokens=token_count(usage.get("output_tokens")),
+        cache_read_tokens=(
+            token_count(details.get("cached_tokens")) if isinstance(details, dict) else None
+        ),
         reasoning_tokens=(
-            _int(out_details.get("reasoning_tokens")) if isinstance(out_details, dict) else None
+            token_count(out_details.get("reasoning_tokens"))
+            if isinstance(out_details, dict)
+            else None
         ),
     )
 

@@ -58,12 +58,9 @@ class AgentExtractor(InvokeExtractor):
         return True
 
     def _tool(self) -> Grammar:
-        r = yield (self.expect, ("<name>",))
-        if r is None:
-            self.truncated_call(None)
-            return True
-        if r is False:
-            return False
+        r = yield from self.after_marker(("<name>",))
+        if isinstance(r, bool):
+            return r
         self.skip(len(r))
         name, m = yield from self.capture(_NAME_CLOSE)
         index = self.begin_call(name.strip() or None)

@@ -28,12 +28,9 @@ class DeepSeekV3Extractor(TextScanner):
 
     def call(self, marker: str) -> Grammar:
         if marker == CALLS_BEGIN:
-            r = yield (self.expect, (CALL_BEGIN,))
-            if r is None:
-                self.truncated_call(None)
-                return True
-            if r is False:
-                return False
+            r = yield from self.after_marker((CALL_BEGIN,))
+            if isinstance(r, bool):
+                return r
             self.skip(len(r))
         while True:
             yield from self._one()

@@ -78,12 +78,9 @@ class FunctionGemmaExtractor(TextScanner):
     STRAY = (END,)
 
     def call(self, marker: str) -> Grammar:
-        r = yield (self.expect, ("call:",))
-        if r is None:
-            self.truncated_call(None)
-            return True
-        if r is False:
-            return False
+        r = yield from self.after_marker(("call:",))
+        if isinstance(r, bool):
+            return r
         self.skip(len(r))
         name, m = yield from self.capture(_NAME_END)
         name = name.strip()

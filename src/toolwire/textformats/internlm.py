@@ -12,12 +12,9 @@ class InternLMExtractor(TextScanner):
     STRAY = ("<|action_end|>",)
 
     def call(self, marker: str) -> Grammar:
-        r = yield (self.expect, ("<|plugin|>",))
-        if r is None:
-            self.truncated_call(None)
-            return True
-        if r is False:
-            return False  # e.g. <|interpreter|>: code, not a function call
+        r = yield from self.after_marker(("<|plugin|>",))
+        if isinstance(r, bool):
+            return r  # False after e.g. <|interpreter|>: code, not a function call
         self.skip(len(r))
         handled = yield from envelopes(self, ("<|action_end|>",))
         if not handled:

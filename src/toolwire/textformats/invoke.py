@@ -48,12 +48,9 @@ class InvokeExtractor(TextScanner):
                 return False
             yield from self._read_invoke()
             return True
-        r = yield (self.expect, (self._invoke,))
-        if r is None:
-            self.truncated_call(None)
-            return True
-        if r is False:
-            return False
+        r = yield from self.after_marker((self._invoke,))
+        if isinstance(r, bool):
+            return r
         while True:
             m = yield (self.until, self._next_invoke, None, False)
             if m != self._invoke:

@@ -182,12 +182,9 @@ def envelopes(sc: TextScanner, closing: tuple[str, ...] = (), *, bare: bool = Fa
     a row, optionally followed by one of ``closing`` (consumed if present).
     Answers False when the body is neither (nothing consumed). ``bare``: no marker
     announced it, so an object that names no tool is text."""
-    r = yield (sc.expect, ("{", "["))
-    if r is None:
-        sc.truncated_call(None)  # the stream ended right after the call marker (F1)
-        return True
-    if r is False:
-        return False
+    r = yield from sc.after_marker(("{", "["))
+    if isinstance(r, bool):
+        return r
     while True:
         if r == "[":
             outcome = yield from envelope_list(sc)

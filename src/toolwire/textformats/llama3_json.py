@@ -27,12 +27,9 @@ class Llama3JsonExtractor(TextScanner):
             yield from self._sequence(bare=True)
 
     def call(self, marker: str) -> Grammar:
-        r = yield (self.expect, ("{",))
-        if r is None:
-            self.truncated_call(None)
-            return True
-        if r is False:
-            return False
+        r = yield from self.after_marker(("{",))
+        if isinstance(r, bool):
+            return r
         yield from self._sequence(bare=False)
         return True
 

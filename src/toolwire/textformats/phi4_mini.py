@@ -10,11 +10,8 @@ class Phi4MiniExtractor(TextScanner):
     START = ("functools[",)
 
     def call(self, marker: str) -> Grammar:
-        r = yield (self.expect, ("{", "]"))
-        if r is None:
-            self.truncated_call(None)
-            return True
-        if r is False:
-            return False  # "functools[" in prose
+        r = yield from self.after_marker(("{", "]"))
+        if isinstance(r, bool):
+            return r  # False for "functools[" in prose
         yield from envelope_list(self, opened=True)
         return True

@@ -141,12 +141,9 @@ class PythonicExtractor(TextScanner):
             yield (_CallList(self).step,)
 
     def call(self, marker: str) -> Grammar:
-        r = yield (self.expect, ("[",))
-        if r is None:
-            self.truncated_call(None)
-            return True
-        if r is False:
-            return False
+        r = yield from self.after_marker(("[",))
+        if isinstance(r, bool):
+            return r
         self.skip(1)
         closed = yield (_CallList(self).step,)
         if closed:

@@ -41,12 +41,9 @@ class Qwen3CoderExtractor(TextScanner):
 
     def call(self, marker: str) -> Grammar:
         if marker == self.WRAP_OPEN:
-            r = yield (self.expect, ("<function=",))
-            if r is None:
-                self.truncated_call(None)
-                return True
-            if r is False:
-                return False
+            r = yield from self.after_marker(("<function=",))
+            if isinstance(r, bool):
+                return r
             self.skip(len(r))
         while True:
             done = yield from self._function()

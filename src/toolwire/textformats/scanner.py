@@ -322,6 +322,17 @@ class TextScanner:
 
     # -- helpers for families -------------------------------------------------
 
+    def after_marker(self, literals: tuple[str, ...]) -> Grammar:
+        """``expect`` one of ``literals`` right after a start marker. Answers the
+        literal found (not consumed), or a bool for ``call`` to answer: True when the
+        stream ended there (a cut-off call is recorded, F1), False when other text
+        follows (not a call; nothing consumed)."""
+        r = yield (self.expect, literals)
+        if r is None:
+            self.truncated_call(None)
+            return True
+        return r
+
     def capture(self, markers: Markers) -> Grammar:
         """Collect text up to a marker: answers (text, marker or None)."""
         parts: list[str] = []

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from toolwire.coerce import json_type_name
 from toolwire.repair import repair_json
 
 _INT = re.compile(r"[+-]?\d+")
@@ -49,7 +50,7 @@ def allowed_types(schema: Mapping[str, Any]) -> set[str]:
     if "const" in schema:
         values.append(schema["const"])
     for v in values:
-        found.add(_json_type(v))
+        found.add(json_type_name(v, "object"))
     for key in ("anyOf", "oneOf", "allOf"):
         members = schema.get(key)
         if isinstance(members, list):
@@ -61,20 +62,6 @@ def allowed_types(schema: Mapping[str, Any]) -> set[str]:
     if "items" in schema and not found:
         found.add("array")
     return found
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 class _NoFit:
