@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -502,15 +503,19 @@ class ToolEngine:
                 finally:
                     _release(limits)
             else:
-                scope = state.scope = anyio.CancelScope()
+                # The clock starts once the call holds its slots: at once when they were
+                # free (a deadline given up front costs one timer, not two).
+                deadline = math.inf
+                if held and timeout is not None:
+                    deadline = anyio.current_time() + timeout
+                scope = state.scope = anyio.CancelScope(deadline=deadline)
                 if state.cancel_requested:
                     scope.cancel()
                 with scope:
                     if not held:
                         await _acquire(limits)
                     try:
-                        # The clock starts once the call holds its slots.
-                        if timeout is not None:
+                        if not held and timeout is not None:
                             scope.deadline = anyio.current_time() + timeout
                         output = await self._invoke(tool, state)
                     finally:
