@@ -15,14 +15,18 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from toolwire.assemble import CallAssembler
-from toolwire.events import CallFinished
-from toolwire.spec import ToolSpec
-from toolwire.textformats import EXTRACTORS, make_extractor
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from toolwire.assemble import CallAssembler  # noqa: E402
+from toolwire.events import CallFinished  # noqa: E402
+from toolwire.spec import ToolSpec  # noqa: E402
+from toolwire.textformats import EXTRACTORS, make_extractor  # noqa: E402
 
 TOOLS = [
     ToolSpec.from_dict(
