@@ -23,10 +23,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from toolwire.assemble import CallAssembler  # noqa: E402
-from toolwire.events import CallFinished  # noqa: E402
-from toolwire.spec import ToolSpec  # noqa: E402
-from toolwire.textformats import EXTRACTORS, make_extractor  # noqa: E402
+from toolwire.assemble import CallAssembler
+from toolwire.events import CallFinished
+from toolwire.spec import ToolSpec
+from toolwire.textformats import EXTRACTORS, make_extractor
 
 TOOLS = [
     ToolSpec.from_dict(
