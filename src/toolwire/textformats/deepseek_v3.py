@@ -27,16 +27,9 @@ class DeepSeekV3Extractor(TextScanner):
     STRAY = (CALL_END, CALLS_END, SEP)
 
     def call(self, marker: str) -> Grammar:
-        if marker == CALLS_BEGIN:
-            r = yield from self.after_marker((CALL_BEGIN,))
-            if isinstance(r, bool):
-                return r
-            self.skip(len(r))
-        while True:
-            yield from self._one()
-            m = yield (self.until, _BETWEEN, None, False)
-            if m != CALL_BEGIN:
-                return True
+        return (
+            yield from self.call_section(marker == CALLS_BEGIN, CALL_BEGIN, _BETWEEN, self._one)
+        )
 
     def _one(self) -> Grammar:
         head, m = yield from self.capture(_HEAD)

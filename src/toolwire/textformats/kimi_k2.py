@@ -34,16 +34,9 @@ class KimiK2Extractor(TextScanner):
     STRAY = (*SECTION_END, CALL_END, ARG_BEGIN)
 
     def call(self, marker: str) -> Grammar:
-        if marker in SECTION_BEGIN:
-            r = yield from self.after_marker((CALL_BEGIN,))
-            if isinstance(r, bool):
-                return r
-            self.skip(len(r))
-        while True:
-            yield from self._one()
-            m = yield (self.until, _BETWEEN, None, False)
-            if m != CALL_BEGIN:
-                return True
+        return (
+            yield from self.call_section(marker in SECTION_BEGIN, CALL_BEGIN, _BETWEEN, self._one)
+        )
 
     def _one(self) -> Grammar:
         raw_id, m = yield from self.capture(_ID_END)

@@ -333,6 +333,27 @@ class TextScanner:
             return True
         return r
 
+    def call_section(
+        self,
+        section_opened: bool,
+        call_begin: str,
+        between: Markers,
+        one_call: Callable[[], Grammar],
+    ) -> Grammar:
+        """A section of calls: ``call_begin``… repeated until another marker of
+        ``between`` (the section's end). After a section marker, ``call_begin`` must
+        follow at once, or this was no call."""
+        if section_opened:
+            r = yield from self.after_marker((call_begin,))
+            if isinstance(r, bool):
+                return r
+            self.skip(len(r))
+        while True:
+            yield from one_call()
+            m = yield (self.until, between, None, False)
+            if m != call_begin:
+                return True
+
     def capture(self, markers: Markers) -> Grammar:
         """Collect text up to a marker: answers (text, marker or None)."""
         parts: list[str] = []
