@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import orjson
@@ -14,8 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from toolwire.audit.sqlite import SQLiteSink, default_audit_path
-from toolwire.engine import ToolEngine, ToolResult
-from toolwire.tools import MCPConfigError, ToolRegistry, load_mcp_config
+
+if TYPE_CHECKING:
+    from toolwire.engine import ToolResult
+    from toolwire.tools import ToolRegistry
+
+# The engine and tool modules are imported inside the commands: every other toolwire
+# command would otherwise pay for loading them (pydantic and the engine) at start-up.
 
 app = typer.Typer(
     help="List and call the tools of MCP servers (a JSON file in the mcpServers form).",
@@ -47,6 +52,7 @@ def _fail(message: str) -> typer.Exit:
 
 
 async def _with_registry(config: Path, verbose: bool, body: Any) -> Any:
+    from toolwire.tools import ToolRegistry, load_mcp_config
     from toolwire.tools.mcp import open_toolsets
 
     servers = load_mcp_config(config)
@@ -59,6 +65,7 @@ async def _with_registry(config: Path, verbose: bool, body: Any) -> Any:
 @app.command("list")
 def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     """List every tool of every configured server, with its hints."""
+    from toolwire.tools import MCPConfigError
 
     async def body(registry: ToolRegistry) -> list[dict[str, Any]]:
         return [
@@ -112,6 +119,9 @@ def call_tool(
     Exit code 0: ok; 1: the call failed (tool error, invalid arguments, denied, timeout);
     2: bad usage or configuration; 3: the call waits for approval (re-run with --approve).
     """
+    from toolwire.engine import ToolEngine
+    from toolwire.tools import MCPConfigError
+
     sink = SQLiteSink(audit or default_audit_path())
 
     async def body(registry: ToolRegistry) -> list[ToolResult]:
