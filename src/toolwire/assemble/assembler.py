@@ -16,6 +16,7 @@ Cumulative snapshots are detected and latched per slot; only the new suffix is k
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -420,17 +421,4 @@ class CallAssembler:
 
 
 def _as_invalid(call: ToolCall) -> ToolCall:
-    if call.status == "truncated":
-        return call
-    return ToolCall(
-        id=call.id,
-        name=call.name,
-        arguments=call.arguments,
-        raw_arguments=call.raw_arguments,
-        status="invalid",
-        repairs=call.repairs,
-        errors=call.errors,
-        partial_arguments=call.partial_arguments,
-        name_as_sent=call.name_as_sent,
-        slot=call.slot,
-    )
+    return call if call.status == "truncated" else replace(call, status="invalid")
