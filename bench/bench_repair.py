@@ -12,6 +12,7 @@ MB. Medians of several repeats; the machine is shared, so expect +-20 % noise.
 from __future__ import annotations
 
 import json
+import os
 import random
 import statistics
 import sys
@@ -28,7 +29,13 @@ import json_repair  # noqa: E402
 
 from toolwire.repair import repair_json  # noqa: E402
 
-CORPUS = Path("/work/shared/corpus/repair")
+# the shared corpus beside the repository, as the tests find it
+CORPUS = (
+    Path(
+        os.environ.get("TOOLWIRE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    )
+    / "repair"
+)
 
 
 def toolwire_value(text: str) -> Any:

@@ -1,21 +1,20 @@
-"""Shared reading of the repair corpus (/work/shared/corpus/repair) for tests and bench."""
+"""Shared reading of the repair corpus (``repair/`` of the shared corpus) for tests."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jsonschema
+from corpus import CORPUS
 
 from toolwire.coerce import coerce_arguments
 from toolwire.repair import repair_json
 
-CORPUS_DIR = Path(os.environ.get("TOOLWIRE_CORPUS", "/work/shared/corpus")) / "repair"
+CORPUS_DIR = CORPUS / "repair"
 FILES = ("jsonrepair", "json_repair")
 
 
