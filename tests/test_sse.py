@@ -39,6 +39,14 @@ def test_no_space_after_colon_and_field_without_colon() -> None:
     assert decode([b"data:x\ndata\n\n"]) == [SSEMessage("x\n")]
 
 
+def test_a_blank_line_split_between_reads_dispatches_at_once() -> None:
+    dec = SSEDecoder()
+    assert dec.feed(b"data: a\n") == []
+    assert dec.feed(b"\n") == [SSEMessage("a")]
+    assert dec.feed(b"data: b\r") == []
+    assert dec.feed(b"\r") == [SSEMessage("b")]
+
+
 def test_final_message_without_blank_line_is_kept() -> None:
     assert decode([b"data: last"]) == [SSEMessage("last")]
 
@@ -81,3 +89,48 @@ def test_any_chunking_gives_the_same_messages(
 @given(st.binary(max_size=300))
 def test_never_raises_on_arbitrary_bytes(data: bytes) -> None:
     decode([data[:7], data[7:]])
+
+
+_FIELD_LINES = st.sampled_from(
+    [
+        b"data: x",
+        b"data:y",
+        b"data",
+        b'data: {"a": 1}',
+        b"event: e",
+        b"event",
+        b"id: 7",
+        b"id: a\x00b",
+        b"retry: 12",
+        b"retry: x",
+        b": comment",
+        b"",
+        b"junk",
+        "data: é世".encode(),
+        b"\xef\xbb\xbf",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(_FIELD_LINES, st.sampled_from([b"\n", b"\r\n", b"\r"])), max_size=14),
+    st.lists(st.integers(0, 300), max_size=8),
+    st.booleans(),
+)
+def test_block_framing_reads_like_the_line_decoder(
+    lines: list[tuple[bytes, bytes]], cuts: list[int], bom: bool
+) -> None:
+    # the line-at-a-time decoder toolwire used before is the oracle, however it is cut
+    from sse_reference import SSEDecoder as LineDecoder
+
+    body = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + eol for line, eol in lines)
+    pieces, start = [], 0
+    for cut in sorted(set(c for c in cuts if c <= len(body))):
+        pieces.append(body[start:cut])
+        start = cut
+    pieces.append(body[start:])
+    # each message must come out of the same read as before: no added latency
+    oracle, dec = LineDecoder(), SSEDecoder()
+    assert [dec.feed(p) for p in pieces] == [oracle.feed(p) for p in pieces]
+    assert dec.close() == oracle.close()

@@ -1,9 +1,12 @@
 """Incremental Server-Sent Events decoder (sans-IO).
 
-Fed bytes in any pieces. Lines are split on LF, CRLF or CR as the SSE spec says; a
-line is decoded from UTF-8 only once it is complete, so a multi-byte character split
-across reads is never corrupted (F27). Work is linear in the input: a long line that
-arrives in many pieces is joined once, when its end arrives.
+Fed bytes in any pieces. Lines end in LF, CRLF or CR as the SSE spec says; they are
+made LF first. The input is then cut into blocks at blank lines: a block is one
+message's lines, still as bytes. ``feed_blocks`` hands out blocks and ``message`` reads
+one; a decoder that recognises a block's bytes (see ``providers.envelope``) can skip
+reading it. Text is decoded from UTF-8 only from a whole block, so a multi-byte
+character split across reads is never corrupted (F27). Work is linear in the input: a
+long block that arrives in many pieces is joined once, when its end arrives.
 """
 
 from __future__ import annotations
@@ -24,20 +27,38 @@ _BOM = b"\xef\xbb\xbf"
 
 
 class SSEDecoder:
-    """``feed(bytes) -> messages``; ``close() -> messages`` flushes an unterminated one."""
+    """``feed(bytes) -> messages``; ``close() -> messages`` flushes an unterminated one.
 
-    __slots__ = ("_data", "_event", "_head", "_id", "_pending", "_retry", "_skip_lf")
+    Or, one level down: ``feed_blocks(bytes) -> blocks``, ``message(block)`` for each,
+    and ``close_block()`` for the unterminated rest.
+    """
+
+    __slots__ = ("_head", "_id", "_pending", "_retry", "_skip_lf")
 
     def __init__(self) -> None:
         self._head: bytes | None = b""  # the first bytes, until a BOM is ruled out
-        self._pending: list[bytes] = []  # pieces of the current, unfinished line
+        self._pending: list[bytes] = []  # pieces of the current, unfinished block
         self._skip_lf = False  # the previous piece ended in CR: a leading LF belongs to it
-        self._data: list[str] = []
-        self._event: str | None = None
-        self._id: str | None = None
+        self._id: str | None = None  # the last event id and retry persist across messages
         self._retry: int | None = None
 
     def feed(self, chunk: bytes | str) -> list[SSEMessage]:
+        out = []
+        for block in self.feed_blocks(chunk):
+            message = self.message(block)
+            if message is not None:
+                out.append(message)
+        return out
+
+    def close(self) -> list[SSEMessage]:
+        """End of input: a final line and message without their blank line still count."""
+        block = self.close_block()
+        message = self.message(block) if block else None
+        return [] if message is None else [message]
+
+    def feed_blocks(self, chunk: bytes | str) -> list[bytes]:
+        """The blocks that ``chunk`` completes, each without its blank line. A block may
+        start with LFs (blank lines beyond the first) or be empty."""
         if isinstance(chunk, str):
             chunk = chunk.encode("utf-8", "surrogatepass")
         if self._head is not None:
@@ -54,71 +75,56 @@ class SSEDecoder:
             self._skip_lf = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
+                if not chunk:
+                    return []
         if b"\r" in chunk:
             self._skip_lf = chunk.endswith(b"\r")
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        if b"\n" not in chunk:
-            self._pending.append(chunk)
+        pending = self._pending
+        # no blank line inside this piece, and none straddling the join with the last
+        straddles = pending and chunk[:1] == b"\n" and pending[-1].endswith(b"\n")
+        if b"\n\n" not in chunk and not straddles:
+            pending.append(chunk)
             return []
-        if self._pending:
-            self._pending.append(chunk)
-            chunk = b"".join(self._pending)
-            self._pending = []
-        lines = chunk.split(b"\n")
-        tail = lines.pop()
+        if pending:
+            pending.append(chunk)
+            chunk = b"".join(pending)
+            pending.clear()
+        blocks = chunk.split(b"\n\n")
+        tail = blocks.pop()
         if tail:
-            self._pending.append(tail)
-        out: list[SSEMessage] = []
-        data = self._data
-        for line in lines:
-            if not line:
-                if data and self._event is None:  # the common message, dispatched inline
-                    text = data[0] if len(data) == 1 else "\n".join(data)
-                    out.append(SSEMessage(text, None, self._id, self._retry))
-                    data = self._data = []
-                elif data or self._event is not None:
-                    out.append(self._dispatch())
-                    data = self._data
-            elif line[:6] == b"data: ":  # the common line, handled inline
-                data.append(line[6:].decode("utf-8", "replace"))
-            else:
-                self._field(line)
-        return out
+            pending.append(tail)
+        return blocks
 
-    def close(self) -> list[SSEMessage]:
-        """End of input: a final line and message without their blank line still count."""
+    def close_block(self) -> bytes:
+        """End of input: the unterminated rest (empty if none)."""
+        rest = b""
         if self._head:
-            head, self._head = self._head, None
-            out = self.feed(head)
-            return out + self.close()
-        if self._pending:
-            self._field(b"".join(self._pending))
-            self._pending = []
-        if self._data or self._event is not None:
-            return [self._dispatch()]
-        return []
+            rest, self._head = self._head, None
+        rest = b"".join([rest, *self._pending])
+        self._pending.clear()
+        return rest.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
-    def _dispatch(self) -> SSEMessage:
-        msg = SSEMessage("\n".join(self._data), self._event, self._id, self._retry)
-        self._data = []
-        self._event = None
-        return msg
-
-    def _field(self, line: bytes) -> None:
-        if line.startswith(b"data:"):
-            data = line[6:] if line[5:6] == b" " else line[5:]
-            self._data.append(data.decode("utf-8", "replace"))
-            return
-        if line[:1] == b":":
-            return  # comment / keep-alive
-        name, _, raw = line.partition(b":")
-        value = (raw[1:] if raw[:1] == b" " else raw).decode("utf-8", "replace")
-        if name == b"event":
-            self._event = value
-        elif name == b"data":
-            self._data.append(value)  # "data" with no colon: an empty data line
-        elif name == b"id":
-            if "\0" not in value:
-                self._id = value
-        elif name == b"retry" and value.isdigit():
-            self._retry = int(value)
+    def message(self, block: bytes) -> SSEMessage | None:
+        """Read one block's fields; None when it dispatches nothing (comments, blank)."""
+        if block[:6] == b"data: " and b"\n" not in block:  # the common message
+            return SSEMessage(block[6:].decode("utf-8", "replace"), None, self._id, self._retry)
+        data: list[str] = []
+        event: str | None = None
+        for line in block.split(b"\n"):
+            if not line or line[:1] == b":":
+                continue  # a leading blank line, or a comment / keep-alive
+            name, _, raw = line.partition(b":")
+            value = (raw[1:] if raw[:1] == b" " else raw).decode("utf-8", "replace")
+            if name == b"data":
+                data.append(value)  # "data" with no colon: an empty data line
+            elif name == b"event":
+                event = value
+            elif name == b"id":
+                if "\0" not in value:
+                    self._id = value
+            elif name == b"retry" and value.isdigit():
+                self._retry = int(value)
+        if data or event is not None:
+            return SSEMessage("\n".join(data), event, self._id, self._retry)
+        return None
