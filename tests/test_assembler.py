@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from toolwire.assemble import CallAssembler, JsonScanner
 from toolwire.events import (
     ArgumentsDelta,
@@ -171,6 +174,46 @@ def test_json_scanner_reports_where_a_value_closes() -> None:
     assert scan2.escape and not scan2.balanced
     assert scan2.feed('"y"}') == 4
     assert scan2.balanced
+
+
+def _scan_by_char(pieces: list[str]) -> tuple[list[int], tuple[int, bool, bool, int]]:
+    """A character-at-a-time reading of JSON structure, the oracle for JsonScanner."""
+    depth, in_string, escape, closed, firsts = 0, False, False, 0, []
+    for piece in pieces:
+        first = -1
+        for i, c in enumerate(piece):
+            if escape:
+                escape = False
+            elif in_string:
+                if c == "\\":
+                    escape = True
+                elif c == '"':
+                    in_string = False
+            elif c == '"':
+                in_string = True
+            elif c in "{[":
+                depth += 1
+            elif c in "}]" and depth > 0:
+                depth -= 1
+                if depth == 0:
+                    closed += 1
+                    first = i + 1 if first < 0 else first
+        firsts.append(first)
+    return firsts, (depth, in_string, escape, closed)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='{}[]"\\ a\n', max_size=60), st.lists(st.integers(0, 60), max_size=6))
+def test_json_scanner_agrees_with_a_character_scan_however_split(
+    text: str, cuts: list[int]
+) -> None:
+    points = sorted({c for c in cuts if c <= len(text)})
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+    scan = JsonScanner()
+    firsts = [scan.feed(p) for p in pieces]
+    assert (firsts, (scan.depth, scan.in_string, scan.escape, scan.values_closed)) == (
+        _scan_by_char(pieces)
+    )
 
 
 def test_toolcall_is_frozen_and_serializable() -> None:

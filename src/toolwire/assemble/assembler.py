@@ -209,21 +209,27 @@ class CallAssembler:
     def fast_arguments(self, index: int, text: str) -> bool:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""
+        if 0 < len(text) < self.open_size(index) and text[0] not in "{[":
+            self.extend_arguments(index, [text])
+            return True
+        return False
+
+    def open_size(self, index: int) -> int:
+        """The size of the argument text so far of the slot at ``index``, if text may be
+        appended to it without routing decisions; else -1. Text that opens a value
+        (``{``, ``[``: F3) or is at least this long (a snapshot: F7) still needs them."""
         slot = self._by_index.get(index)
-        if (
-            slot is None
-            or slot.closed
-            or slot.cumulative
-            or not slot.started_event
-            or len(text) >= slot.size  # could be a cumulative snapshot: check fully
-            or not text
-            or text[0] in "{["  # could open a second value (F3): check fully
-        ):
-            return False
+        if slot is None or slot.closed or slot.cumulative or not slot.started_event:
+            return -1
+        return slot.size
+
+    def extend_arguments(self, index: int, texts: list[str]) -> None:
+        """Append argument text checked against ``open_size``, one delta event for all."""
+        slot = self._by_index[index]
+        text = texts[0] if len(texts) == 1 else "".join(texts)
         slot.parts.append(text)
         slot.size += len(text)
         self.events.append(ArgumentsDelta(slot.number, text))
-        return True
 
     def close_call(
         self,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 _STRUCTURE = re.compile(r'["{}\[\]]')
-_STRING_STOP = re.compile(r'["\\]')
+# a string's body: ordinary characters, each escape taken whole
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 
 
 class JsonScanner:
@@ -44,23 +45,19 @@ class JsonScanner:
             pos = 1
         depth = self.depth
         in_string = self.in_string
-        string_stop = _STRING_STOP.search
+        string_body = _STRING_BODY.match
         structure = _STRUCTURE.search
         while pos < n:
             if in_string:
-                m = string_stop(text, pos)
-                if m is None:
+                body = string_body(text, pos)  # ordinary characters and escapes
+                i = body.end() if body is not None else pos
+                if i >= n:
                     break
-                i = m.start()
-                if text[i] == "\\":
-                    if i + 1 >= n:
-                        self.escape = True
-                        pos = n
-                        break
-                    pos = i + 2
-                else:
-                    in_string = False
-                    pos = i + 1
+                if text[i] == "\\":  # a backslash that ends the text: its escape is next
+                    self.escape = True
+                    break
+                in_string = False
+                pos = i + 1
             else:
                 m = structure(text, pos)
                 if m is None:

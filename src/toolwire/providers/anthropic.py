@@ -6,6 +6,7 @@ from typing import Any
 
 from toolwire.events import Usage
 from toolwire.providers.base import SSEWireDecoder
+from toolwire.providers.envelope import Role
 from toolwire.sse import SSEMessage
 
 _TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -41,6 +42,15 @@ class AnthropicDecoder(SSEWireDecoder):
         self._usage: Usage | None = None
         self._tool_blocks: set[int] = set()
 
+    def _delta(self, delta: dict[str, Any], key: str, role: Role, slot: int) -> str:
+        """A delta's string; a message read without repair also teaches its envelope."""
+        value = delta.get(key)
+        if not isinstance(value, str):
+            return ""
+        if not self.repaired and (role is not Role.ARGUMENTS or slot >= 0):
+            self.learn(key, value, role, slot)
+        return value
+
     def on_message(self, message: SSEMessage) -> None:
         if not message.data:
             return
@@ -56,11 +66,14 @@ class AnthropicDecoder(SSEWireDecoder):
             delta = event.get("delta") or {}
             dtype = delta.get("type")
             if dtype == "text_delta":
-                self.text(_text(delta.get("text")))
+                text = self._delta(delta, "text", Role.TEXT, -1)
+                self.text(text)
             elif dtype == "input_json_delta":
-                sink.tool(index, None, None, _text(delta.get("partial_json")))
+                slot = index if index is not None else -1
+                text = self._delta(delta, "partial_json", Role.ARGUMENTS, slot)
+                sink.tool(index, None, None, text)
             elif dtype == "thinking_delta":
-                sink.reasoning(_text(delta.get("thinking")))
+                sink.reasoning(self._delta(delta, "thinking", Role.REASONING, -1))
             # signature_delta and citations carry nothing toolwire reports
         elif kind == "content_block_start":
             block = event.get("content_block") or {}

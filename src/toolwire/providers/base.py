@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import orjson
 
 from toolwire.assemble import CallAssembler
+from toolwire.providers.envelope import Envelope, Role, learn_envelope
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
 from toolwire.sse import SSEDecoder, SSEMessage
@@ -40,6 +41,7 @@ class WireDecoder(ABC):
         self.sink = sink
         self.text = text_sink if text_sink is not None else sink.text
         self.finished = False  # the wire's own terminal message was seen
+        self.repaired = False  # the last message ``load_json`` read needed the repair ladder
 
     @abstractmethod
     def feed(self, data: bytes | str) -> None: ...
@@ -51,6 +53,7 @@ class WireDecoder(ABC):
     def load_json(self, data: str) -> Any:
         """One wire message's JSON. Unreadable JSON goes through the repair ladder
         (proxies emit Python-style chunks); what still fails becomes an error event."""
+        self.repaired = False
         try:
             value = orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -60,6 +63,7 @@ class WireDecoder(ABC):
                 return value
             self.sink.error(f"{self.format_name} message is not a JSON object", data)
             return None
+        self.repaired = True
         result = repair_json(data)
         if result.ok and not result.truncated and isinstance(result.value, dict):
             return result.value
@@ -67,20 +71,101 @@ class WireDecoder(ABC):
         return None
 
 
+# envelopes a decoder may learn beyond the blocks they matched: a server that changes
+# its bytes every message (a random field, a per-message id) soon stops the learning
+_SPARE_LEARNINGS = 4
+
+
 class SSEWireDecoder(WireDecoder):
-    """A wire format framed as Server-Sent Events."""
+    """A wire format framed as Server-Sent Events.
+
+    A subclass that reads a message holding nothing but one delta string calls
+    ``learn``; blocks with the same bytes around another string then skip the SSE and
+    JSON reading (see ``providers.envelope``). Argument text read that way within one
+    ``feed`` goes to the assembler at once, as one ``ArgumentsDelta``.
+    """
 
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         super().__init__(sink, text_sink)
         self._sse = SSEDecoder()
+        self._envelope: Envelope | None = None
+        self._block = b""  # the block being read the slow way, for ``learn``
+        self._hits = 0  # blocks read by their envelope, and envelopes learned
+        self._slow = 0  # blocks read the slow way
+        self._learned = 0
 
     def feed(self, data: bytes | str) -> None:
-        for message in self._sse.feed(data):
-            self.dispatch(message)
+        sse = self._sse
+        sink = self.sink
+        hits = self._hits
+        run: list[str] = []  # argument text for ``run_slot``, not handed over yet
+        run_slot = -1
+        room = -1  # the slot's text size: a delta this long or longer may be a snapshot
+        for block in sse.feed_blocks(data):
+            envelope = self._envelope
+            if envelope is not None:
+                value = envelope.read(block)
+                if value is not None:
+                    role = envelope.role
+                    if role is Role.ARGUMENTS:
+                        if not run:
+                            run_slot = envelope.slot
+                            room = sink.open_size(run_slot)
+                        # what could open a second value or repeat a snapshot (F3, F7)
+                        # takes the slow way, with its routing decisions
+                        if 0 < len(value) < room and value[0] not in "{[":
+                            run.append(value)
+                            room += len(value)
+                            hits += 1
+                            continue
+                    elif role is Role.TEXT:
+                        if value:
+                            self.text(value)
+                        hits += 1
+                        continue
+                    else:
+                        sink.reasoning(value)
+                        hits += 1
+                        continue
+            if run:
+                sink.extend_arguments(run_slot, run)
+                run = []
+            self._slow += 1
+            message = sse.message(block)
+            if message is not None:
+                self._block = block
+                self._hits = hits
+                self.dispatch(message)
+        self._hits = hits
+        if run:
+            sink.extend_arguments(run_slot, run)
 
     def close(self) -> None:
-        for message in self._sse.close():
+        block = self._sse.close_block()
+        message = self._sse.message(block) if block else None
+        if message is not None:
+            self._block = block
             self.dispatch(message)
+
+    def learn(self, key: str, value: str, role: Role, slot: int = -1) -> None:
+        """The message being read held nothing but ``value``, under ``key``, in the
+        given role (and, for arguments, the call at ``slot``): remember its envelope."""
+        if self._learned > _SPARE_LEARNINGS + self._hits:
+            return
+        known = self._envelope
+        block = self._block
+        if (
+            known is not None
+            and known.role is role
+            and known.slot == slot
+            and block.startswith(known.prefix)
+            and block.endswith(known.suffix)
+        ):
+            return  # the envelope it has already (the value took the slow way)
+        envelope = learn_envelope(block, key, value, role, slot)
+        if envelope is not None:
+            self._envelope = envelope
+            self._learned += 1
 
     def dispatch(self, message: SSEMessage) -> None:
         try:

@@ -12,6 +12,7 @@ import orjson
 
 from toolwire.events import Usage
 from toolwire.providers.base import SSEWireDecoder, token_count
+from toolwire.providers.envelope import Role
 from toolwire.sse import SSEMessage
 
 
@@ -36,63 +37,90 @@ def openai_usage(usage: dict[str, Any]) -> Usage:
 _FIRST_CHOICE = (0, None)
 
 
+def _lone_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
+    """The delta of a chunk that carries one field of the first choice's delta and
+    nothing else that toolwire reads (no finish reason, usage or error): the bulk of
+    every stream."""
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if (
+        type(choice) is not dict
+        or choice.get("finish_reason") is not None
+        or choice.get("index") not in _FIRST_CHOICE
+        or chunk.get("usage") is not None
+        or "error" in chunk
+    ):
+        return None
+    delta = choice.get("delta")
+    return delta if type(delta) is dict and len(delta) == 1 else None
+
+
 class OpenAIChatDecoder(SSEWireDecoder):
     format_name = "openai-chat"
 
-    def feed(self, data: bytes | str) -> None:
-        # The loop and the fast path below are inlined on purpose: an argument-only
-        # chunk is the bulk of every tool-call stream, and each extra call per chunk is
-        # a visible share of the cost next to orjson itself.
-        fast = self.sink.fast_arguments
-        loads = orjson.loads
-        for message in self._sse.feed(data):
-            raw = message.data
-            if raw[:1] != "{":
-                self.dispatch(message)  # [DONE], or not JSON: the general path decides
-                continue
-            try:
-                chunk = loads(raw)
-            except orjson.JSONDecodeError:
-                self.dispatch(message)  # broken JSON, for the repair ladder
-                continue
-            try:
-                choices = chunk["choices"]
-                if len(choices) == 1 and chunk.get("usage") is None and "error" not in chunk:
-                    choice = choices[0]
-                    delta = choice["delta"]
-                    if (
-                        len(delta) == 1
-                        and choice["finish_reason"] is None
-                        and choice.get("index") in _FIRST_CHOICE
-                    ):
-                        (tc,) = delta["tool_calls"]
-                        index = tc["index"]
-                        function = tc["function"]
-                        if len(tc) == 2 and len(function) == 1 and type(index) is int:
-                            args = function["arguments"]
-                            if type(args) is str and fast(index, args):
-                                continue
-            except Exception:
-                pass  # not the common shape: the general path below decides
-            if type(chunk) is not dict:
-                self.sink.error("openai-chat message is not a JSON object", raw)
-                continue
-            try:
-                self.on_chunk(chunk, raw)
-            except Exception as exc:  # an unexpected shape must not end the stream
-                self.sink.error(f"could not interpret openai-chat message: {exc!r}", raw)
-
     def on_message(self, message: SSEMessage) -> None:
         data = message.data
+        if data[:1] == "{":
+            try:
+                chunk = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                pass  # for the repair ladder below
+            else:
+                if type(chunk) is dict:
+                    delta = _lone_delta(chunk)
+                    if delta is None or not self._lone(delta):
+                        self.on_chunk(chunk, data)
+                    return
         if not data:
             return
         if data == "[DONE]":
             self.finished = True
             return
-        chunk = self.load_json(data)
-        if chunk is None:
-            return
-        self.on_chunk(chunk, data)
+        value = self.load_json(data)
+        if value is not None:
+            self.on_chunk(value, data)
+
+    def _lone(self, delta: dict[str, Any]) -> bool:
+        """Take a delta of one field, learning its envelope; False if it is not one of
+        the common shapes (the general path then reads it)."""
+        sink = self.sink
+        if "tool_calls" in delta:
+            calls = delta["tool_calls"]
+            if type(calls) is not list or len(calls) != 1:
+                return False
+            call = calls[0]
+            if type(call) is not dict or len(call) != 2:
+                return False
+            index = call.get("index")
+            function = call.get("function")
+            if type(index) is not int or type(function) is not dict or len(function) != 1:
+                return False
+            args = function.get("arguments")
+            if type(args) is not str:
+                return False
+            self.learn("arguments", args, Role.ARGUMENTS, index)
+            if not sink.fast_arguments(index, args):
+                sink.tool(index, None, None, args)
+            return True
+        if "content" in delta:
+            content = delta["content"]
+            if type(content) is not str:
+                return False
+            self.learn("content", content, Role.TEXT)
+            if content:
+                self.text(content)
+            return True
+        for key in ("reasoning_content", "reasoning"):
+            if key in delta:
+                reasoning = delta[key]
+                if type(reasoning) is not str:
+                    return False
+                self.learn(key, reasoning, Role.REASONING)
+                sink.reasoning(reasoning)
+                return True
+        return False
 
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
         sink = self.sink

@@ -1,0 +1,101 @@
+"""Envelopes: the bytes around the one string that changes from message to message.
+
+Model servers stream argument and text deltas as SSE messages that are the same bytes
+from one message to the next but for one JSON string: the delta (vLLM, SGLang and the
+OpenAI and Anthropic captures in the corpus all do). Once a decoder has read such a
+message the slow way, an ``Envelope`` keeps the bytes before and after that string. A
+later block made of the same bytes around a valid JSON string token means the same
+thing with another string: JSON lets any string token stand in for another, and a
+string token holds no raw newline, so the SSE framing is the same too. Reading it then
+costs a compare at each end and decoding the string alone, not the whole message.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import IntEnum
+from functools import cache
+
+import orjson
+
+# a JSON string's body up to its closing quote: any character but a quote or
+# backslash, or an escape
+_STRING_BODY = re.compile(rb'(?:[^"\\]|\\.)*')
+
+
+class Role(IntEnum):
+    """What the changing string is."""
+
+    ARGUMENTS = 0  # argument text of the tool call at the envelope's slot
+    TEXT = 1
+    REASONING = 2
+
+
+class Envelope:
+    """The bytes of one message shape around its changing string."""
+
+    __slots__ = ("cut", "min_size", "prefix", "role", "slot", "start", "suffix")
+
+    def __init__(self, prefix: bytes, suffix: bytes, role: Role, slot: int) -> None:
+        self.prefix = prefix  # up to and including the string's opening quote
+        self.suffix = suffix  # from the string's closing quote on
+        self.start = len(prefix) - 1
+        self.cut = len(suffix) - 1
+        self.min_size = len(prefix) + len(suffix)  # the ends must not overlap
+        self.role = role
+        self.slot = slot  # the call's index, for ARGUMENTS
+
+    def read(self, block: bytes) -> str | None:
+        """The string in ``block`` if the block is this envelope around one, else None."""
+        if (
+            len(block) >= self.min_size
+            and block.startswith(self.prefix)
+            and block.endswith(self.suffix)
+        ):
+            try:
+                value = orjson.loads(block[self.start : len(block) - self.cut])
+            except orjson.JSONDecodeError:
+                return None  # not one string token: the block is read the slow way
+            if type(value) is str:
+                return value
+        return None
+
+
+@cache
+def _key_pattern(key: str) -> re.Pattern[bytes]:
+    return re.compile(b'"' + re.escape(key.encode()) + rb'"[ \t]*:[ \t]*"')
+
+
+def learn_envelope(
+    block: bytes, key: str, value: str, role: Role, slot: int = -1
+) -> Envelope | None:
+    """The envelope of ``block``, an SSE block whose data line was read strictly (no
+    repair) and whose member ``key`` was read as the string ``value``. None unless the
+    block has one data line, its last, holding the key exactly once, and the string
+    found there reads back as ``value``."""
+    pattern = _key_pattern(key)
+    found = pattern.findall(block)
+    if len(found) != 1:
+        return None  # a key that occurs twice could be read from the wrong place
+    match = pattern.search(block)
+    last_line = block.rfind(b"\n") + 1
+    if (
+        match is None
+        or match.start() < last_line
+        or block[last_line : last_line + 5] != b"data:"
+        or (block.startswith(b"data") and last_line > 0)
+        or b"\ndata" in block[: last_line - 1]
+    ):
+        return None  # the string must sit in the only data line
+    start = match.end() - 1
+    body = _STRING_BODY.match(block, start + 1)
+    end = body.end() if body is not None else -1
+    if block[end : end + 1] != b'"':
+        return None
+    try:
+        read = orjson.loads(block[start : end + 1])
+    except orjson.JSONDecodeError:
+        return None
+    if read != value:
+        return None
+    return Envelope(block[: start + 1], block[end:], role, slot)

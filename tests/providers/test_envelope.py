@@ -1,0 +1,214 @@
+"""Envelopes: blocks recognised by their bytes read exactly as the slow way reads them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from toolwire.events import ArgumentsDelta, Event, ReasoningDelta, StreamResult, TextDelta
+from toolwire.parser import StreamParser
+from toolwire.providers.base import SSEWireDecoder
+from toolwire.providers.envelope import Envelope, Role, learn_envelope
+
+WEATHER = {
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+
+
+def openai_block(args: str, created: int = 1) -> bytes:
+    chunk = {
+        "id": "c",
+        "created": created,
+        "choices": [
+            {
+                "index": 0,
+                "delta": {"tool_calls": [{"index": 0, "function": {"arguments": args}}]},
+                "finish_reason": None,
+            }
+        ],
+    }
+    return b"data: " + json.dumps(chunk).encode()
+
+
+def learned(block: bytes, value: str) -> Envelope:
+    envelope = learn_envelope(block, "arguments", value, Role.ARGUMENTS, 0)
+    assert envelope is not None
+    return envelope
+
+
+def test_an_envelope_reads_any_string_in_the_same_bytes() -> None:
+    envelope = learned(openai_block('{"ci'), '{"ci')
+    for value in ['ty": ', "", '\\"', "é世\n\t", "\\", '"}', "🌍", "a" * 5000]:
+        assert envelope.read(openai_block(value)) == value
+
+
+def test_an_envelope_rejects_other_bytes() -> None:
+    envelope = learned(openai_block("x"), "x")
+    assert envelope.read(openai_block("x", created=2)) is None  # another envelope
+    # the same ends around something that is not one string token
+    block = openai_block("x")
+    start = block.index(b'"x"')
+    assert envelope.read(block[:start] + b'"a", "b": "c"' + block[start + 3 :]) is None
+    assert envelope.read(block[:start] + b'"a\\"' + block[start + 3 :]) is None
+    assert envelope.read(block[:start] + b'"\xff"' + block[start + 3 :]) is None  # not UTF-8
+    assert envelope.read(envelope.prefix[:-1] + envelope.suffix[1:]) is None  # ends overlap
+
+
+def test_nothing_is_learned_from_an_ambiguous_block() -> None:
+    twice = b'data: {"arguments": "a", "x": {"arguments": "a"}}'
+    assert learn_envelope(twice, "arguments", "a", Role.ARGUMENTS, 0) is None
+    in_event_line = b'event: "arguments": "a"\ndata: {"y": 1}'
+    assert learn_envelope(in_event_line, "arguments", "a", Role.ARGUMENTS, 0) is None
+    two_data_lines = b'data: {"z": 1,\ndata: "arguments": "a"}'
+    assert learn_envelope(two_data_lines, "arguments", "a", Role.ARGUMENTS, 0) is None
+    assert learn_envelope(openai_block("a"), "arguments", "b", Role.ARGUMENTS, 0) is None
+
+
+@contextmanager
+def no_envelopes() -> Iterator[None]:
+    with mock.patch.object(SSEWireDecoder, "learn", lambda *args, **kwargs: None):
+        yield
+
+
+def parse(data: bytes, cuts: list[int], fmt: str) -> tuple[StreamResult, list[Event]]:
+    parser = StreamParser(fmt, [WEATHER])
+    events: list[Event] = []
+    start = 0
+    for cut in [*sorted({c for c in cuts if c <= len(data)}), len(data)]:
+        events.extend(parser.feed(data[start:cut]))
+        start = cut
+    events.extend(parser.close())
+    return StreamResult.collect(events), events
+
+
+def streamed_text(events: list[Event]) -> tuple[dict[int, str], str, str]:
+    """What the delta events say, joined: envelopes may hand text over in fewer events."""
+    args: dict[int, str] = {}
+    for e in events:
+        if isinstance(e, ArgumentsDelta):
+            args[e.slot] = args.get(e.slot, "") + e.text
+    text = "".join(e.text for e in events if isinstance(e, TextDelta))
+    reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    return args, text, reasoning
+
+
+# delta strings chosen to hit every decision: values that open ({, [) or repeat what
+# came so far (snapshots), escapes, quotes, non-ASCII, empty
+PIECES = st.sampled_from(
+    ['{"city": "', "Os", "lo", '"}', "{", "[", '\\"', "\\\\", "é", "\n", "", " ", '{"city": "Os']
+)
+
+
+def openai_stream(steps: list[tuple[int, str, int]]) -> bytes:
+    out = []
+    header = {"index": 0, "id": "c0", "type": "function", "function": {"name": "get_weather"}}
+    first = {"role": "assistant", "tool_calls": [header]}
+    out.append({"choices": [{"index": 0, "delta": first, "finish_reason": None}]})
+    for kind, piece, created in steps:
+        if kind == 0:
+            delta: dict[str, Any] = {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}
+        elif kind == 1:
+            delta = {"tool_calls": [{"index": 1, "id": "c1", "function": {"name": "get_weather"}}]}
+        elif kind == 2:
+            delta = {"tool_calls": [{"index": 1, "function": {"arguments": piece}}]}
+        elif kind == 3:
+            delta = {"content": piece}
+        else:
+            delta = {"reasoning_content": piece}
+        chunk = {
+            "created": created,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        }
+        out.append(chunk)
+    out.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return ("".join(f"data: {json.dumps(c)}\n\n" for c in out) + "data: [DONE]\n\n").encode()
+
+
+def anthropic_stream(steps: list[tuple[int, str, int]]) -> bytes:
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {"usage": {}}}]
+    block = -1
+    open_kind = None
+    for kind, piece, _ in steps:
+        want = "tool_use" if kind in (0, 1, 2) else "text" if kind == 3 else "thinking"
+        if open_kind != want or kind == 1:
+            if block >= 0:
+                events.append({"type": "content_block_stop", "index": block})
+            block += 1
+            open_kind = want
+            start: dict[str, Any] = {"type": want}
+            if want == "tool_use":
+                start.update(id=f"t{block}", name="get_weather", input={})
+            events.append({"type": "content_block_start", "index": block, "content_block": start})
+        if want == "tool_use":
+            delta = {"type": "input_json_delta", "partial_json": piece}
+        elif want == "text":
+            delta = {"type": "text_delta", "text": piece}
+        else:
+            delta = {"type": "thinking_delta", "thinking": piece}
+        events.append({"type": "content_block_delta", "index": block, "delta": delta})
+    if block >= 0:
+        events.append({"type": "content_block_stop", "index": block})
+    events.append({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}})
+    events.append({"type": "message_stop"})
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+STEPS = st.lists(
+    st.tuples(st.sampled_from([0, 0, 0, 0, 1, 2, 3, 4]), PIECES, st.sampled_from([1, 1, 1, 1, 2])),
+    max_size=40,
+)
+
+
+# a second value opened after a whole one (F3), and a snapshot repeating the text (F7)
+SECOND_VALUE = [(0, '{"city": "', 1), (0, "Os", 1), (0, '"}', 1), (0, "{", 1), (0, "}", 1)]
+SNAPSHOT = [(0, "{", 1), (0, '"city": "', 1), (0, "lo", 1), (0, '{"city": "lo', 1), (0, '"}', 1)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(STEPS, st.lists(st.integers(0, 6000), max_size=12), st.booleans())
+@example(SECOND_VALUE, [], False)
+@example(SECOND_VALUE, [], True)
+@example(SNAPSHOT, [], False)
+@example(SNAPSHOT, [], True)
+def test_envelopes_change_nothing_but_the_grouping_of_deltas(
+    steps: list[tuple[int, str, int]], cuts: list[int], anthropic: bool
+) -> None:
+    fmt, data = (
+        ("anthropic", anthropic_stream(steps))
+        if anthropic
+        else ("openai-chat", openai_stream(steps))
+    )
+    fast, fast_events = parse(data, cuts, fmt)
+    with no_envelopes():
+        slow, slow_events = parse(data, cuts, fmt)
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+
+
+def test_envelopes_are_used_and_coalesce_argument_deltas() -> None:
+    steps = [(0, '{"city": "', 1)] + [(0, "Os", 1), (0, "lo", 1)] * 50 + [(0, '"}', 1)]
+    data = openai_stream(steps)
+    parser = StreamParser("openai-chat", [WEATHER])
+    events = parser.feed(data) + parser.close()
+    deltas = [e for e in events if isinstance(e, ArgumentsDelta)]
+    assert len(deltas) < 5  # one per run of recognised blocks, not one per block
+    decoder = parser._decoder
+    assert isinstance(decoder, SSEWireDecoder)
+    assert decoder._slow < 10  # nearly every block was recognised by its bytes
+    assert StreamResult.collect(events).calls[0].arguments == {"city": "Oslo" * 50}
+
+
+def test_a_server_that_changes_every_message_stops_the_learning() -> None:
+    steps = [(0, '{"city": "', 1)] + [(0, "x", created) for created in range(100, 300)]
+    parser = StreamParser("openai-chat", [WEATHER])
+    parser.feed(openai_stream([*steps, (0, '"}', 1)]))
+    decoder = parser._decoder
+    assert isinstance(decoder, SSEWireDecoder)
+    assert decoder._learned <= 6
