@@ -34,30 +34,27 @@ class Role(IntEnum):
 class Envelope:
     """The bytes of one message shape around its changing string."""
 
-    __slots__ = ("cut", "min_size", "prefix", "role", "slot", "start", "suffix")
+    __slots__ = ("prefix", "role", "slot", "start", "stop", "suffix")
 
     def __init__(self, prefix: bytes, suffix: bytes, role: Role, slot: int) -> None:
         self.prefix = prefix  # up to and including the string's opening quote
         self.suffix = suffix  # from the string's closing quote on
+        # the string token's slice: from the opening quote through the closing one
         self.start = len(prefix) - 1
-        self.cut = len(suffix) - 1
-        self.min_size = len(prefix) + len(suffix)  # the ends must not overlap
+        self.stop = 1 - len(suffix)
         self.role = role
         self.slot = slot  # the call's index, for ARGUMENTS
 
     def read(self, block: bytes) -> str | None:
         """The string in ``block`` if the block is this envelope around one, else None."""
-        if (
-            len(block) >= self.min_size
-            and block.startswith(self.prefix)
-            and block.endswith(self.suffix)
-        ):
+        if block.startswith(self.prefix) and block.endswith(self.suffix):
+            # Ends that overlap leave less than two bytes between them, which never
+            # read as a string; a slice that reads at all is a str: it opens with "
             try:
-                value = orjson.loads(block[self.start : len(block) - self.cut])
+                value: str = orjson.loads(block[self.start : self.stop])
             except orjson.JSONDecodeError:
                 return None  # not one string token: the block is read the slow way
-            if type(value) is str:
-                return value
+            return value
         return None
 
 
@@ -90,8 +87,8 @@ def learn_envelope(
     start = match.end() - 1
     body = _STRING_BODY.match(block, start + 1)
     end = body.end() if body is not None else -1
-    if block[end : end + 1] != b'"':
-        return None
+    if block[end : end + 1] != b'"' or len(block) - end < 2:
+        return None  # no closing quote, or nothing after it: not a JSON object
     try:
         read = orjson.loads(block[start : end + 1])
     except orjson.JSONDecodeError:
