@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toolwire.sse import SSEDecoder, SSEMessage
@@ -20,6 +20,11 @@ def decode(pieces: list[bytes]) -> list[SSEMessage]:
 def test_event_and_multiline_data() -> None:
     msgs = decode([b"event: x\ndata: a\ndata: b\nid: 7\nretry: 10\n\n"])
     assert msgs == [SSEMessage("a\nb", "x", "7", 10)]
+
+
+def test_named_messages_of_two_lines() -> None:
+    msgs = decode([b'event: delta\ndata: {"a": 1}\n\nevent: \ndata: x\n\nevent: e\n\n'])
+    assert msgs == [SSEMessage('{"a": 1}', "delta"), SSEMessage("x", ""), SSEMessage("", "e")]
 
 
 def test_comments_and_blank_lines_are_ignored() -> None:
@@ -118,6 +123,7 @@ _FIELD_LINES = st.sampled_from(
     st.lists(st.integers(0, 300), max_size=8),
     st.booleans(),
 )
+@example([(b"event: e", b"\n"), (b"data: x", b"\n"), (b"", b"\n")], [], False)
 def test_block_framing_reads_like_the_line_decoder(
     lines: list[tuple[bytes, bytes]], cuts: list[int], bom: bool
 ) -> None:

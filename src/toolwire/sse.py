@@ -109,6 +109,15 @@ class SSEDecoder:
         """Read one block's fields; None when it dispatches nothing (comments, blank)."""
         if block[:6] == b"data: " and b"\n" not in block:  # the common message
             return SSEMessage(block[6:].decode("utf-8", "replace"), None, self._id, self._retry)
+        if block[:7] == b"event: ":  # the common named message: an event and a data line
+            end = block.find(b"\n")
+            if block[end + 1 : end + 7] == b"data: " and block.find(b"\n", end + 1) < 0:
+                return SSEMessage(
+                    block[end + 7 :].decode("utf-8", "replace"),
+                    block[7:end].decode("utf-8", "replace"),
+                    self._id,
+                    self._retry,
+                )
         data: list[str] = []
         event: str | None = None
         for line in block.split(b"\n"):
