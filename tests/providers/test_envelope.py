@@ -69,6 +69,9 @@ def test_nothing_is_learned_from_an_ambiguous_block() -> None:
     two_data_lines = b'data: {"z": 1,\ndata: "arguments": "a"}'
     assert learn_envelope(two_data_lines, "arguments", "a", Role.ARGUMENTS, 0) is None
     assert learn_envelope(openai_block("a"), "arguments", "b", Role.ARGUMENTS, 0) is None
+    with_id = b"id: 7\n" + openai_block("a")
+    assert learn_envelope(with_id, "arguments", "a", Role.ARGUMENTS, 0) is None
+    assert learn_envelope(b"event: x\n" + openai_block("a"), "arguments", "a", Role.ARGUMENTS, 0)
 
 
 @contextmanager

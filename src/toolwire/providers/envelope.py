@@ -84,6 +84,8 @@ def learn_envelope(
         or b"\ndata" in block[: last_line - 1]
     ):
         return None  # the string must sit in the only data line
+    if any(line.startswith((b"id", b"retry")) for line in block[:last_line].split(b"\n")):
+        return None  # reading the block sets state (last event id, retry) to keep current
     start = match.end() - 1
     body = _STRING_BODY.match(block, start + 1)
     end = body.end() if body is not None else -1
