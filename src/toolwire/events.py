@@ -102,7 +102,10 @@ class CallStarted:
 
 @dataclass(slots=True)
 class ArgumentsDelta:
-    """Raw argument text appended to a slot (already de-duplicated for snapshots)."""
+    """Raw argument text appended to a slot (already de-duplicated for snapshots).
+
+    Argument deltas that arrive in one ``feed`` may come out as one event: join the
+    texts of a slot's events for its argument text so far."""
 
     slot: int
     text: str

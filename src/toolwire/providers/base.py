@@ -76,14 +76,14 @@ class WireDecoder(ABC):
 _SPARE_LEARNINGS = 4
 
 
-def _unpack(envelope: Envelope | None) -> tuple[bytes, bytes, int, int, bool, Role | None]:
+def _unpack(envelope: Envelope | None) -> tuple[bytes, bytes, int, int, bool, Role | None, int]:
     """An envelope's fields for the hot loop: its ends, the slice of its string token,
-    whether it holds arguments, its role."""
+    whether it holds arguments, its role, its slot."""
     if envelope is None:
         # ends that hardly any block has, around an empty slice that never reads
-        return b"\0", b"\0", 0, 0, False, None
+        return b"\0", b"\0", 0, 0, False, None, -1
     e = envelope
-    return e.prefix, e.suffix, e.start, e.stop, e.role is Role.ARGUMENTS, e.role
+    return e.prefix, e.suffix, e.start, e.stop, e.role is Role.ARGUMENTS, e.role, e.slot
 
 
 class SSEWireDecoder(WireDecoder):
@@ -100,9 +100,9 @@ class SSEWireDecoder(WireDecoder):
         self._sse = SSEDecoder()
         self._envelope: Envelope | None = None
         self._block = b""  # the block being read the slow way, for ``learn``
-        self._hits = 0  # blocks read by their envelope, and envelopes learned
+        self._hits = 0  # blocks read by their envelope
         self._slow = 0  # blocks read the slow way
-        self._learned = 0
+        self._learned = 0  # envelopes learned
 
     def feed(self, data: bytes | str) -> None:
         sse = self._sse
@@ -114,7 +114,7 @@ class SSEWireDecoder(WireDecoder):
         room = -1  # the slot's text size: a delta this long or longer may be a snapshot
         envelope = self._envelope
         # the envelope's fields as locals: Envelope.read, inlined, is the hot path
-        prefix, suffix, start, stop, arguments, role = _unpack(envelope)
+        prefix, suffix, start, stop, arguments, role, slot = _unpack(envelope)
         for block in sse.feed_blocks(data):
             if block.startswith(prefix) and block.endswith(suffix):
                 # Ends that overlap leave less than two bytes between them, and that
@@ -126,8 +126,8 @@ class SSEWireDecoder(WireDecoder):
                 else:
                     if arguments:
                         if not run:
-                            run_slot = envelope.slot  # type: ignore[union-attr]
-                            room = sink.open_size(run_slot)
+                            run_slot = slot
+                            room = sink.open_size(slot)
                         # what could open a second value or repeat a snapshot (F3, F7)
                         # takes the slow way, with its routing decisions
                         size = len(value)
@@ -136,12 +136,15 @@ class SSEWireDecoder(WireDecoder):
                             room += size
                             continue
                     else:
-                        if role is Role.TEXT:
-                            if value:
-                                self.text(value)
-                        else:
-                            sink.reasoning(value)
                         hits += 1
+                        try:
+                            if role is Role.TEXT:
+                                if value:
+                                    self.text(value)
+                            else:
+                                sink.reasoning(value)
+                        except Exception as exc:  # as ``dispatch``: never end the stream
+                            sink.error(f"could not take {self.format_name} text: {exc!r}", value)
                         continue
             if run:
                 sink.extend_arguments(run_slot, run)
@@ -155,7 +158,7 @@ class SSEWireDecoder(WireDecoder):
                 self.dispatch(message)
                 if self._envelope is not envelope:
                     envelope = self._envelope
-                    prefix, suffix, start, stop, arguments, role = _unpack(envelope)
+                    prefix, suffix, start, stop, arguments, role, slot = _unpack(envelope)
         self._hits = hits + len(run)
         if run:
             sink.extend_arguments(run_slot, run)
