@@ -125,6 +125,12 @@ class CallFinisher:
             found = self._validators[name] = shared_validator(self.tools[name].parameters)
         return found
 
+    def accepts_as_sent(self, name: str, value: Any) -> bool:
+        """Whether ``finish`` would hand back ``value`` unchanged as a complete call to
+        the declared tool ``name``: an object that already fits its schema. A caller
+        that already knows the tool (the engine) then needs no ToolCall."""
+        return type(value) is dict and name in self.tools and self._fits_as_sent(name, value)
+
     def _fits_as_sent(self, name: str, value: Any) -> bool:
         """Coercion never changes a value that already fits its schema, except to unwrap
         a lone ``{"arguments": {...}}`` (F25); skip it for those values."""

@@ -393,7 +393,12 @@ class ToolEngine:
         return self._finisher
 
     def _validate(self, state: CallState) -> None:
-        finished = self._finisher_for().finish(
+        finisher = self._finisher_for()
+        if not state.truncated and finisher.accepts_as_sent(state.name, state.value):
+            # The finisher would return this object as it is (status complete).
+            state.arguments = state.value
+            return
+        finished = finisher.finish(
             id=state.call_id,
             name=state.name,
             raw_arguments=state.raw_arguments,
