@@ -109,6 +109,13 @@ class PendingApproval:
     created_at: float
 
 
+def _split_arguments(arguments: Mapping[str, Any] | str | None) -> tuple[str, Any]:
+    """``(raw text, value)`` of a call's arguments: JSON text is read by the finisher."""
+    if isinstance(arguments, str):
+        return arguments, NOT_GIVEN
+    return "", arguments or {}
+
+
 def _acquire_nowait(limits: list[anyio.Semaphore]) -> bool:
     """Take every slot without waiting, or none: waiting costs a trip through the loop."""
     for i, sem in enumerate(limits):
@@ -181,6 +188,7 @@ class ToolEngine:
         self._global = anyio.Semaphore(max_concurrency) if max_concurrency else None
         self._tool_concurrency = dict(tool_concurrency or {})
         self._tool_limits: dict[str, anyio.Semaphore] = {}
+        self._limits_by_name: dict[str, tuple[Tool, list[anyio.Semaphore]]] = {}
         self._finisher: CallFinisher | None = None
         self._finisher_key: tuple[int, int] | None = None
         self._pending: dict[str, PendingApproval] = {}
@@ -216,9 +224,10 @@ class ToolEngine:
         turn: int | None = None,
     ) -> ToolResult:
         """Shorthand for ``execute(CallRequest(name, arguments, id))``."""
-        return await self.execute(
-            CallRequest(name, arguments, id), task_id=task_id, session_id=session_id, turn=turn
-        )
+        # Straight to the state, without a CallRequest: this is the hot path.
+        raw, value = _split_arguments(arguments)
+        state = self._new_state(name, raw, value, False, [], id, task_id, session_id, turn)
+        return await self._run(state)
 
     async def execute_many(
         self,
@@ -301,7 +310,6 @@ class ToolEngine:
         session_id: str | None,
         turn: int | None,
     ) -> CallState:
-        truncated = False
         if isinstance(call, ToolCall):
             name = call.name_as_sent or call.name
             raw = call.raw_arguments
@@ -312,14 +320,30 @@ class ToolEngine:
             repairs = list(call.repairs)
         else:
             name = call.name
-            args = call.arguments
-            raw, value = (args, NOT_GIVEN) if isinstance(args, str) else ("", args or {})
+            raw, value = _split_arguments(call.arguments)
+            truncated = False
             repairs = []
+        return self._new_state(
+            name, raw, value, truncated, repairs, call.id, task_id, session_id, turn
+        )
+
+    def _new_state(
+        self,
+        name: str,
+        raw: str,
+        value: Any,
+        truncated: bool,
+        repairs: list[str],
+        call_id: str | None,
+        task_id: str | None,
+        session_id: str | None,
+        turn: int | None,
+    ) -> CallState:
         session = session_id or self.session_id
         if task_id is not None:
             self.tasks.ensure(task_id, session)
         state = CallState(
-            call_id=call.id or self._new_id("call"),
+            call_id=call_id or self._new_id("call"),
             name_as_sent=name,
             raw_arguments=raw,
             value=value,
@@ -339,16 +363,20 @@ class ToolEngine:
         try:
             if not from_policy:
                 self._resolve(state)
-                self._hook("resolve", state)
+                if self.hooks:
+                    self._hook("resolve", state)
                 if state.status is None:
                     self._validate(state)
-                    self._hook("validate", state)
+                    if self.hooks:
+                        self._hook("validate", state)
             if state.status is None:
                 self._policy(state)
-                self._hook("policy", state)
+                if self.hooks:
+                    self._hook("policy", state)
             if state.status is None:
                 await self._execute(state)
-                self._hook("execute", state)
+                if self.hooks:
+                    self._hook("execute", state)
         except anyio.get_cancelled_exc_class():
             # The caller was cancelled: record the call, then let cancellation go on.
             if state.status is None or state.status == "ok":
@@ -482,6 +510,10 @@ class ToolEngine:
             policy.admitted(request)
 
     def _limits(self, tool: Tool) -> list[anyio.Semaphore]:
+        # Built once per tool object: the same semaphores serve every call of it.
+        cached = self._limits_by_name.get(tool.name)
+        if cached is not None and cached[0] is tool:
+            return cached[1]
         out = [self._global] if self._global is not None else []
         limit = self._tool_concurrency.get(tool.name, tool.max_concurrency)
         if limit:
@@ -489,6 +521,7 @@ class ToolEngine:
             if sem is None:
                 sem = self._tool_limits[tool.name] = anyio.Semaphore(limit)
             out.append(sem)
+        self._limits_by_name[tool.name] = (tool, out)
         return out
 
     async def _execute(self, state: CallState) -> None:
