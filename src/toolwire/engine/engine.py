@@ -30,6 +30,7 @@ from toolwire.engine.results import ToolResult
 from toolwire.engine.tasks import TaskLedger
 from toolwire.events import ToolCall, Usage
 from toolwire.finish import NOT_GIVEN, CallFinisher
+from toolwire.frozen import fast_constructor
 from toolwire.names import resolve_tool_name, unknown_tool_message
 from toolwire.tokens import estimate_tokens, tokenizer_name
 from toolwire.tools.base import ArgumentsRejected, Tool, ToolOutput
@@ -90,6 +91,10 @@ class CallState:
         if status != "ok":
             self.error_message = content
 
+
+# Every call builds one of each: frozen, but without a frozen dataclass's per-field cost.
+_new_record = fast_constructor(ExecutionRecord)
+_new_result = fast_constructor(ToolResult)
 
 Hook = Callable[[Phase, CallState], None]
 ProgressListener = Callable[[str, float, float | None, str | None], None]
@@ -646,7 +651,7 @@ class ToolEngine:
         tool = state.tool
         extra = state.extra
         executor = extra.pop("executor", None)
-        record = ExecutionRecord(
+        record = _new_record(
             record_id=self._new_id("rec"),
             call_id=state.call_id,
             tool_name=state.name,
@@ -685,7 +690,7 @@ class ToolEngine:
             except Exception:
                 self.sink_errors += 1
                 log.exception("audit sink %r failed to write record %s", sink, record.record_id)
-        return ToolResult(
+        return _new_result(
             call_id=state.call_id,
             name=state.name,
             status=status,
