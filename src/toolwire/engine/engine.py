@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,6 +22,7 @@ from toolwire.audit.record import ExecutionRecord, Status, TaskRecord
 from toolwire.audit.redact import arguments_hash, canonical_json, redact
 from toolwire.audit.sinks import AuditSink
 from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+from toolwire.engine.deadlines import DeadlineTimer
 from toolwire.engine.normalize import render, truncate
 from toolwire.engine.policy import Decision, Policy, PolicyRequest, default_policies
 from toolwire.engine.process import run_in_process
@@ -198,6 +198,7 @@ class ToolEngine:
         self._finisher_key: tuple[int, int] | None = None
         self._pending: dict[str, PendingApproval] = {}
         self._running: dict[str, CallState] = {}
+        self._deadlines = DeadlineTimer()
         self._tokenizer = tokenizer_name()
         self.tasks = TaskLedger(self._emit_task)
         self.sink_errors = 0
@@ -546,22 +547,19 @@ class ToolEngine:
                 finally:
                     _release(limits)
             else:
-                # The clock starts once the call holds its slots: at once when they were
-                # free (a deadline given up front costs one timer, not two).
-                deadline = math.inf
-                if held and timeout is not None:
-                    deadline = anyio.current_time() + timeout
-                scope = state.scope = anyio.CancelScope(deadline=deadline)
+                scope = state.scope = anyio.CancelScope()
                 if state.cancel_requested:
                     scope.cancel()
                 with scope:
                     if not held:
                         await _acquire(limits)
                     try:
-                        if not held and timeout is not None:
-                            scope.deadline = anyio.current_time() + timeout
+                        # The clock starts once the call holds its slots.
+                        if timeout is not None:
+                            self._deadlines.start(scope, timeout)
                         output = await self._invoke(tool, state)
                     finally:
+                        self._deadlines.stop(scope)
                         _release(limits)
         except ArgumentsRejected as exc:
             state.validation_errors = list(exc.errors)
