@@ -135,13 +135,41 @@ def compile_check(schema: Any) -> Check | None:
         item_check = compile_check(schema["items"])
         if item_check is None:
             return None
-        checks.append(lambda v: type(v) is not list or all(item_check(x) for x in v))
+        checks.append(_items(item_check))
         if kind is None:
             checks.append(lambda v: type(v) is list)
 
+    return _all_of(checks)
+
+
+def _all_of(checks: list[Check]) -> Check:
+    # Runs on every call: a pair (the usual "type" + one keyword) is one ``and``, and
+    # longer lists are a loop; ``all()`` over a generator costs more than either.
     if len(checks) == 1:
         return checks[0]
-    return lambda v: all(c(v) for c in checks)
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
+    fixed = tuple(checks)
+
+    def check(value: Any) -> bool:
+        for c in fixed:  # noqa: SIM110 - all() over a generator costs more
+            if not c(value):
+                return False
+        return True
+
+    return check
+
+
+def _items(item_check: Check) -> Check:
+    def check(value: Any) -> bool:
+        if type(value) is list:
+            for item in value:
+                if not item_check(item):
+                    return False
+        return True
+
+    return check
 
 
 def _bounded(test: Callable[[Any, Any], bool], bound: Any) -> Check:
