@@ -92,9 +92,10 @@ class CallState:
             self.error_message = content
 
 
-# Every call builds one of each: frozen, but without a frozen dataclass's per-field cost.
+# Built on the path of every call: frozen, without a frozen dataclass's per-field cost.
 _new_record = fast_constructor(ExecutionRecord)
 _new_result = fast_constructor(ToolResult)
+_new_policy_request = fast_constructor(PolicyRequest)
 
 Hook = Callable[[Phase, CallState], None]
 ProgressListener = Callable[[str, float, float | None, str | None], None]
@@ -461,7 +462,7 @@ class ToolEngine:
             state.decision = "approved" if state.approved else "allow"
             return
         assert state.tool is not None and state.arguments is not None
-        request = PolicyRequest(
+        request = _new_policy_request(
             tool=state.tool,
             name=state.name,
             arguments=state.arguments,
