@@ -82,3 +82,23 @@ def test_refuses_classes_it_cannot_mirror() -> None:
     for cls in (Open, NoSlots, Checked, int):
         with pytest.raises(TypeError):
             fast_constructor(cls)
+
+
+def test_refuses_fields_it_would_not_mirror() -> None:
+    @dataclass(frozen=True, slots=True)
+    class WithInitVar:
+        x: int
+        scale: dataclasses.InitVar[int] = 1
+
+    with pytest.raises(TypeError):
+        fast_constructor(WithInitVar)
+
+
+def test_fields_left_out_of_init_keep_their_defaults() -> None:
+    @dataclass(frozen=True, slots=True)
+    class Counted:
+        x: int
+        seen: int = field(default=0, init=False)
+
+    c = fast_constructor(Counted)(3)
+    assert c == Counted(3) and c.seen == 0

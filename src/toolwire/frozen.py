@@ -14,6 +14,7 @@ identical slot layouts. From then on it is an ordinary, frozen ``cls`` instance.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -38,7 +39,7 @@ def fast_constructor(cls: Callable[P, T]) -> Callable[P, T]:
     specs: list[tuple[str, Any, Any]] = []
     for f in dataclasses.fields(cls):
         spec = dataclasses.field(
-            default=f.default, default_factory=f.default_factory, kw_only=f.kw_only
+            default=f.default, default_factory=f.default_factory, init=f.init, kw_only=f.kw_only
         )
         specs.append((f.name, f.type, spec))
     twin = dataclasses.make_dataclass(
@@ -49,7 +50,11 @@ def fast_constructor(cls: Callable[P, T]) -> Callable[P, T]:
         eq=False,
         repr=False,
     )
-    if twin.__dict__["__slots__"] != cls.__dict__["__slots__"]:  # the layouts must match
-        raise TypeError(f"cannot mirror the slots of {cls.__name__}")
+    # Same slots in the same order (or __class__ assignment fails), and the same
+    # parameters (an InitVar, say, would not be mirrored).
+    if twin.__dict__["__slots__"] != cls.__dict__["__slots__"] or inspect.signature(
+        twin
+    ) != inspect.signature(cls):
+        raise TypeError(f"cannot mirror {cls.__name__}")
     built: Callable[P, T] = twin
     return built
