@@ -10,7 +10,7 @@ import pytest
 
 from toolwire.audit.record import ExecutionRecord
 from toolwire.engine.results import ToolResult
-from toolwire.frozen import fast_constructor
+from toolwire.frozen import Draft, fast_constructor
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,3 +102,27 @@ def test_fields_left_out_of_init_keep_their_defaults() -> None:
 
     c = fast_constructor(Counted)(3)
     assert c == Counted(3) and c.seen == 0
+
+
+def test_a_draft_filled_field_by_field_seals_into_a_frozen_instance() -> None:
+    draft = Draft(Point)
+    d = draft.new()
+    d.x, d.y, d.tags, d.label = 1, 2, ["a"], "p"
+    p = draft.seal(d)
+    assert type(p) is Point and p == Point(1, 2, ["a"], label="p")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.y = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        draft.seal(p)  # already sealed
+    with pytest.raises(AttributeError):
+        d2 = draft.new()
+        d2.z = 1  # not a field
+
+
+def test_a_field_left_out_of_a_draft_is_noticed_when_read() -> None:
+    draft = Draft(Point)
+    d = draft.new()
+    d.x = 1
+    p = draft.seal(d)
+    with pytest.raises(AttributeError):
+        _ = p.y

@@ -5,10 +5,12 @@ every store) and calls ``object.__setattr__`` once per field: several times the 
 a plain store. For a record of ~30 fields built on every tool call that was the largest
 single cost of a no-op call through the engine.
 
-``fast_constructor(cls)`` returns a callable with ``cls``'s signature and defaults. It
-fills in an instance of a twin class (the same fields and slots, not frozen) and then
-makes that instance a ``cls``: ``__class__`` assignment is allowed between classes with
-identical slot layouts. From then on it is an ordinary, frozen ``cls`` instance.
+Both helpers fill in an instance of a twin class (the same fields and slots, not
+frozen) and then make that instance a ``cls``: ``__class__`` assignment is allowed
+between classes with identical slot layouts. From then on it is an ordinary, frozen
+``cls`` instance. ``fast_constructor(cls)`` is a callable with ``cls``'s signature and
+defaults; ``Draft(cls)`` is filled in field by field, for classes with so many fields
+that matching keyword arguments to parameters becomes the larger cost.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Generic, ParamSpec, TypeVar, cast
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -24,6 +26,37 @@ T = TypeVar("T")
 
 def fast_constructor(cls: Callable[P, T]) -> Callable[P, T]:
     """A cheaper ``cls(...)`` for a frozen slots dataclass without ``__post_init__``."""
+    built: Callable[P, T] = _twin(cls)
+    return built
+
+
+class Draft(Generic[T]):
+    """Builds instances of a frozen slots dataclass field by field, by name.
+
+    ``new()`` gives an instance of the twin class with no field set; store every field
+    (plain attribute stores, no defaults applied), then ``seal(draft)`` makes it a
+    frozen ``cls``. A call with ~30 keyword arguments spends more on matching them to
+    parameters than on storing them. The stores are not type checked and a field left
+    out is only noticed when read: use it where tests read every field.
+    """
+
+    __slots__ = ("_cls", "_twin")
+
+    def __init__(self, cls: type[T]) -> None:
+        self._cls = cls
+        self._twin = _twin(cls)
+
+    def new(self) -> Any:
+        return object.__new__(self._twin)
+
+    def seal(self, draft: Any) -> T:
+        if draft.__class__ is not self._twin:
+            raise TypeError(f"not a draft of {self._cls.__name__}")
+        object.__setattr__(draft, "__class__", self._cls)
+        return cast(T, draft)
+
+
+def _twin(cls: Any) -> type:
     if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls!r} is not a dataclass")
     params = getattr(cls, "__dataclass_params__", None)
@@ -56,5 +89,4 @@ def fast_constructor(cls: Callable[P, T]) -> Callable[P, T]:
         twin
     ) != inspect.signature(cls):
         raise TypeError(f"cannot mirror {cls.__name__}")
-    built: Callable[P, T] = twin
-    return built
+    return twin
