@@ -124,9 +124,11 @@ def compile_check(schema: Any) -> Check | None:
     # Without "type", object/array keywords still make coercion treat a string as
     # stringified JSON (F26): only a real dict / list counts as "sure" then.
     if "properties" in schema or "required" in schema or "additionalProperties" in schema:
-        object_check = _compile_object(schema)
+        object_check = _compile_object(schema, objects_only=kind == "object")
         if object_check is None:
             return None
+        if kind == "object":  # the object check tests the type too: one call, not two
+            checks.remove(_TYPE_TESTS["object"])
         checks.append(object_check)
         if kind is None:
             checks.append(lambda v: type(v) is dict)
@@ -180,7 +182,7 @@ def _never(value: Any) -> bool:
     return False
 
 
-def _compile_object(schema: Mapping[str, Any]) -> Check | None:
+def _compile_object(schema: Mapping[str, Any], *, objects_only: bool) -> Check | None:
     props = schema.get("properties", {})
     required = schema.get("required", [])
     extra = schema.get("additionalProperties", True)
@@ -205,7 +207,7 @@ def _compile_object(schema: Mapping[str, Any]) -> Check | None:
 
     def check(value: Any) -> bool:
         if type(value) is not dict:
-            return True  # "type" decides whether a non-object is allowed
+            return not objects_only  # else "type" decides whether a non-object is allowed
         for key in needed:
             if key not in value:
                 return False
