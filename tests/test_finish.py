@@ -100,3 +100,20 @@ def test_validators_are_shared_between_finishers_for_the_same_schema() -> None:
     c = CallFinisher([ToolSpec("t", {"type": "object", "properties": {"x": {"type": "integer"}}})])
     assert a.validator("t") is b.validator("t")
     assert a.validator("t") is not c.validator("t")
+
+
+def test_accepts_as_sent_only_when_finish_would_return_the_object_unchanged() -> None:
+    cases: list[tuple[str, object]] = [
+        ("read_file", {"path": "a"}),  # fits
+        ("read_file", {"path": "a", "offset": "3"}),  # needs coercion
+        ("read_file", {"offset": 1}),  # missing required
+        ("read_file", {"arguments": {"path": "a"}}),  # a wrapper to unwrap (F25)
+        ("read_file", ["a"]),  # not an object
+        ("Read_File", {"path": "a"}),  # a name that needs resolving
+        ("other", {"path": "a"}),  # unknown tool
+    ]
+    for name, value in cases:
+        call = F.finish(id="c", name=name, raw_arguments="", value=value)
+        unchanged = call.status == "complete" and call.arguments is value and call.name == name
+        assert F.accepts_as_sent(name, value) is unchanged, (name, value)
+    assert F.accepts_as_sent("read_file", {"path": "a"})

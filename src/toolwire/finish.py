@@ -7,7 +7,7 @@ that changed something is named in ``repairs``; problems a model can act on go i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 import orjson
@@ -54,7 +54,7 @@ class SchemaValidator:
     that is fine; jsonschema gives the answer and the messages otherwise.
     """
 
-    __slots__ = ("_error", "_fits", "_validator")
+    __slots__ = ("_error", "_fits", "_validator", "fit_check")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self._error: str | None = None
@@ -65,10 +65,14 @@ class SchemaValidator:
         except jsonschema_exceptions.SchemaError as exc:
             self._error = f"the tool's schema is not valid JSON Schema: {exc.message}"
         self._validator = cls(schema)
+        # What ``fits`` answers, as one callable for callers on a hot path.
+        self.fit_check: Callable[[Any], bool] = (
+            self._fits if self._error is None and self._fits is not None else _never_sure
+        )
 
     def fits(self, value: Any) -> bool:
         """True when the value certainly satisfies the schema (False: not sure)."""
-        return self._error is None and self._fits is not None and self._fits(value)
+        return self.fit_check(value)
 
     def errors(self, value: Any) -> list[str]:
         if self._error is not None:
@@ -109,6 +113,22 @@ def shared_validator(schema: Mapping[str, Any]) -> SchemaValidator:
     return found
 
 
+def _never_sure(value: Any) -> bool:
+    return False
+
+
+def _acceptor(fits: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """``_fits_as_sent`` for one tool, for objects only, as one closure: it runs on
+    every call the engine makes."""
+
+    def accepts(value: Any) -> bool:
+        if type(value) is not dict or (len(value) == 1 and next(iter(value)) in WRAPPER_KEYS):
+            return False
+        return fits(value)
+
+    return accepts
+
+
 class CallFinisher:
     """Turns raw call data into ToolCalls against a set of declared tools.
 
@@ -118,12 +138,24 @@ class CallFinisher:
     def __init__(self, tools: Iterable[ToolSpec] = ()) -> None:
         self.tools: dict[str, ToolSpec] = {t.name: t for t in tools}
         self._validators: dict[str, SchemaValidator] = {}
+        self._acceptors: dict[str, Callable[[Any], bool]] = {}
 
     def validator(self, name: str) -> SchemaValidator:
         found = self._validators.get(name)
         if found is None:
             found = self._validators[name] = shared_validator(self.tools[name].parameters)
         return found
+
+    def accepts_as_sent(self, name: str, value: Any) -> bool:
+        """Whether ``finish`` would hand back ``value`` unchanged as a complete call to
+        the declared tool ``name``: an object that already fits its schema. A caller
+        that already knows the tool (the engine) then needs no ToolCall."""
+        accepts = self._acceptors.get(name)
+        if accepts is None:
+            if name not in self.tools:
+                return False
+            accepts = self._acceptors[name] = _acceptor(self.validator(name).fit_check)
+        return accepts(value)
 
     def _fits_as_sent(self, name: str, value: Any) -> bool:
         """Coercion never changes a value that already fits its schema, except to unwrap

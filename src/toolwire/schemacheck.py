@@ -124,9 +124,11 @@ def compile_check(schema: Any) -> Check | None:
     # Without "type", object/array keywords still make coercion treat a string as
     # stringified JSON (F26): only a real dict / list counts as "sure" then.
     if "properties" in schema or "required" in schema or "additionalProperties" in schema:
-        object_check = _compile_object(schema)
+        object_check = _compile_object(schema, objects_only=kind == "object")
         if object_check is None:
             return None
+        if kind == "object":  # the object check tests the type too: one call, not two
+            checks.remove(_TYPE_TESTS["object"])
         checks.append(object_check)
         if kind is None:
             checks.append(lambda v: type(v) is dict)
@@ -135,13 +137,41 @@ def compile_check(schema: Any) -> Check | None:
         item_check = compile_check(schema["items"])
         if item_check is None:
             return None
-        checks.append(lambda v: type(v) is not list or all(item_check(x) for x in v))
+        checks.append(_items(item_check))
         if kind is None:
             checks.append(lambda v: type(v) is list)
 
+    return _all_of(checks)
+
+
+def _all_of(checks: list[Check]) -> Check:
+    # Runs on every call: a pair (the usual "type" + one keyword) is one ``and``, and
+    # longer lists are a loop; ``all()`` over a generator costs more than either.
     if len(checks) == 1:
         return checks[0]
-    return lambda v: all(c(v) for c in checks)
+    if len(checks) == 2:
+        first, second = checks
+        return lambda v: first(v) and second(v)
+    fixed = tuple(checks)
+
+    def check(value: Any) -> bool:
+        for c in fixed:  # noqa: SIM110 - all() over a generator costs more
+            if not c(value):
+                return False
+        return True
+
+    return check
+
+
+def _items(item_check: Check) -> Check:
+    def check(value: Any) -> bool:
+        if type(value) is list:
+            for item in value:
+                if not item_check(item):
+                    return False
+        return True
+
+    return check
 
 
 def _bounded(test: Callable[[Any, Any], bool], bound: Any) -> Check:
@@ -152,7 +182,7 @@ def _never(value: Any) -> bool:
     return False
 
 
-def _compile_object(schema: Mapping[str, Any]) -> Check | None:
+def _compile_object(schema: Mapping[str, Any], *, objects_only: bool) -> Check | None:
     props = schema.get("properties", {})
     required = schema.get("required", [])
     extra = schema.get("additionalProperties", True)
@@ -177,7 +207,7 @@ def _compile_object(schema: Mapping[str, Any]) -> Check | None:
 
     def check(value: Any) -> bool:
         if type(value) is not dict:
-            return True  # "type" decides whether a non-object is allowed
+            return not objects_only  # else "type" decides whether a non-object is allowed
         for key in needed:
             if key not in value:
                 return False

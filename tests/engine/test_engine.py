@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from typing import Any
@@ -10,7 +11,7 @@ import anyio
 import pytest
 from pydantic import BaseModel
 
-from toolwire.audit import MemorySink
+from toolwire.audit import ExecutionRecord, MemorySink
 from toolwire.engine import (
     CallRequest,
     CallState,
@@ -87,6 +88,41 @@ async def test_ok_call_and_record_fields() -> None:
     attrs = rec.to_otel_attributes()
     assert attrs["gen_ai.tool.name"] == "add" and attrs["gen_ai.tool.call.id"] == "c1"
     assert attrs["gen_ai.operation.name"] == "execute_tool"
+
+
+async def test_every_record_field_is_set_whatever_the_status() -> None:
+    # The engine fills records in field by field: none may be left out, on any path.
+    policies = [DenyTools("crash"), RequireApproval("drop_table")]
+    engine, sink = make(timeout=0.05, store_arguments=True, session_id="s", policies=policies)
+    results = [
+        await engine.call("add", {"a": 1}, task_id="t", turn=2),  # ok
+        await engine.call("add", {"a": "x"}),  # invalid_args
+        await engine.call("nope", {}),  # invalid_args: unknown tool
+        await engine.call("crash", {"message": "m"}),  # denied
+        await engine.call("drop_table", {"table": "t"}),  # pending_approval
+        await engine.call("nap", {"seconds": 5}),  # timeout
+    ]
+    results.append(engine.reject(results[4].approval_id or ""))  # denied on review
+    with anyio.move_on_after(0.02):
+        await engine.call("nap", {"seconds": 5})  # cancelled (its record has no result)
+    engine2, sink2 = make(crash)
+    results.append(await engine2.call("crash", {"message": "m"}))  # tool_error
+    records = [*sink.records, *sink2.records]
+    assert {r.status for r in records} == {
+        "ok",
+        "cancelled",
+        "invalid_args",
+        "denied",
+        "pending_approval",
+        "timeout",
+        "tool_error",
+    }
+    assert [r.record for r in results] == [r for r in records if r.status != "cancelled"]
+    for rec in records:
+        assert type(rec) is ExecutionRecord
+        values = {f.name: getattr(rec, f.name) for f in dataclasses.fields(rec)}
+        assert ExecutionRecord(**values) == rec
+        assert ExecutionRecord.from_dict(rec.to_dict()) == rec
 
 
 async def test_arguments_hash_is_stable_and_storage_redacts() -> None:

@@ -42,6 +42,8 @@ def render(value: Any) -> str:
 
 def truncate(text: str, budget: int | None) -> tuple[str, int, bool]:
     """``(text, tokens, truncated)``; a cut result ends with a notice saying so."""
+    if not text:  # a tool that returned None: nothing to count or cut
+        return text, 0, False
     if budget is None:
         return text, estimate_tokens(text), False
     cut, tokens, truncated = truncate_to_tokens(text, budget)

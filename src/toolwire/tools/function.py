@@ -11,9 +11,13 @@ from typing import Any, get_type_hints, overload
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from toolwire.frozen import fast_constructor
 from toolwire.spec import ToolSpec
 from toolwire.tools.base import ArgumentsRejected, Executor, ProgressFn, ToolHints, ToolOutput
 from toolwire.tools.docstrings import parse_docstring
+
+# Built on every call: without a frozen dataclass's per-field cost.
+_new_output = fast_constructor(ToolOutput)
 
 
 class ToolDefinitionError(TypeError):
@@ -80,7 +84,7 @@ class FunctionTool:
             value = await anyio.to_thread.run_sync(
                 functools.partial(self.fn, **kwargs), abandon_on_cancel=True
             )
-        return ToolOutput(value=value)
+        return _new_output(value)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the tool calls the function, so decorated functions stay usable."""
