@@ -18,9 +18,8 @@ from functools import cache
 
 import orjson
 
-# a JSON string's body up to its closing quote: any character but a quote or
-# backslash, or an escape
-_STRING_BODY = re.compile(rb'(?:[^"\\]|\\.)*')
+# a JSON string's body up to its closing quote: ordinary characters, each escape whole
+_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 
 
 class Role(IntEnum):
