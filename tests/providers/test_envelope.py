@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 from unittest import mock
 
@@ -215,3 +215,27 @@ def test_a_server_that_changes_every_message_stops_the_learning() -> None:
     decoder = parser._decoder
     assert isinstance(decoder, SSEWireDecoder)
     assert decoder._learned <= 6
+
+
+def test_text_read_by_envelope_reaches_a_text_format_extractor_the_same() -> None:
+    body = (
+        'Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo \\"x\\""}}'
+        '\n</tool_call> then <tool_call>{"name":"get_weather","arguments":{"city":"B"}}</tool_call>'
+    )
+    for size in (1, 3, 5):
+        pieces = [body[i : i + size] for i in range(0, len(body), size)]
+        chunks = [{"choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
+        chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        results = []
+        for learning in (nullcontext(), no_envelopes()):
+            parser = StreamParser("openai-chat", [WEATHER], text_format="hermes")
+            with learning:
+                events = parser.feed(data.encode()) + parser.close()
+            results.append(StreamResult.collect(events).to_dict())
+            if isinstance(learning, nullcontext):
+                assert isinstance(parser._decoder, SSEWireDecoder)
+                assert parser._decoder._hits > len(pieces) // 2
+        assert results[0] == results[1]
+        calls = results[0]["calls"]
+        assert [c["arguments"] for c in calls] == [{"city": 'Oslo "x"'}, {"city": "B"}]
