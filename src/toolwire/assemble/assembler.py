@@ -39,6 +39,16 @@ from toolwire.finish import NOT_GIVEN, CallFinisher
 from toolwire.repair import partial_value
 from toolwire.spec import ToolSpec
 
+# First characters of argument text that may open a value once whitespace is skipped:
+# such text needs the routing decisions (F3). Python's whitespace ends at U+3000.
+MAY_OPEN = frozenset("{[") | {c for c in map(chr, range(0x3001)) if c.isspace()}
+
+
+def opens_value(text: str) -> bool:
+    """Argument text whose first non-space character opens a JSON container."""
+    return text.lstrip()[:1] in ("{", "[")
+
+
 _FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
     "end_turn": "stop",
@@ -209,7 +219,9 @@ class CallAssembler:
     def fast_arguments(self, index: int, text: str) -> bool:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""
-        if 0 < len(text) < self.open_size(index) and text[0] not in "{[":
+        if 0 < len(text) < self.open_size(index) and not (
+            text[0] in MAY_OPEN and opens_value(text)
+        ):
             self.extend_arguments(index, [text])
             return True
         return False
@@ -217,7 +229,8 @@ class CallAssembler:
     def open_size(self, index: int) -> int:
         """The size of the argument text so far of the slot at ``index``, if text may be
         appended to it without routing decisions; else -1. Text that opens a value
-        (``{``, ``[``: F3) or is at least this long (a snapshot: F7) still needs them."""
+        (``opens_value``: F3) or is at least this long (a snapshot: F7) still needs
+        them."""
         slot = self._by_index.get(index)
         if slot is None or slot.closed or slot.cumulative or not slot.started_event:
             return -1
@@ -322,7 +335,7 @@ class CallAssembler:
         value is whole and the fragment names another tool or opens a second value.
         Never {..}{..} concatenation, never two names merged (F3, F19)."""
         renamed = name is not None and slot.name is not None and name != slot.name
-        opens = isinstance(arguments, str) and arguments.lstrip()[:1] in ("{", "[")
+        opens = isinstance(arguments, str) and opens_value(arguments)
         if not (renamed or opens):
             return False
         if slot.object_value is not NOT_GIVEN:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from toolwire.events import Usage
@@ -34,6 +35,17 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
+# how each delta's string is read from a parsed event (for envelope learning)
+def _delta_reader(key: str) -> Callable[[Any], Any]:
+    def read(event: Any) -> Any:
+        return event["delta"][key]
+
+    return read
+
+
+_READ_DELTA = {key: _delta_reader(key) for key in ("text", "partial_json", "thinking")}
+
+
 class AnthropicDecoder(SSEWireDecoder):
     format_name = "anthropic"
 
@@ -48,7 +60,7 @@ class AnthropicDecoder(SSEWireDecoder):
         if not isinstance(value, str):
             return ""
         if not self.repaired and (role is not Role.ARGUMENTS or slot >= 0):
-            self.learn(key, value, role, slot)
+            self.learn(key, value, role, slot, _READ_DELTA[key])
         return value
 
     def on_message(self, message: SSEMessage) -> None:

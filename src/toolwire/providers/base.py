@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import orjson
 
 from toolwire.assemble import CallAssembler
+from toolwire.assemble.assembler import MAY_OPEN, opens_value
 from toolwire.providers.envelope import Envelope, Role, learn_envelope
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
@@ -131,7 +132,7 @@ class SSEWireDecoder(WireDecoder):
                         # what could open a second value or repeat a snapshot (F3, F7)
                         # takes the slow way, with its routing decisions
                         size = len(value)
-                        if 0 < size < room and value[0] not in "{[":
+                        if 0 < size < room and not (value[0] in MAY_OPEN and opens_value(value)):
                             run.append(value)
                             room += size
                             continue
@@ -170,9 +171,17 @@ class SSEWireDecoder(WireDecoder):
             self._block = block
             self.dispatch(message)
 
-    def learn(self, key: str, value: str, role: Role, slot: int = -1) -> None:
+    def learn(
+        self,
+        key: str,
+        value: str,
+        role: Role,
+        slot: int,
+        read: Callable[[Any], Any],
+    ) -> None:
         """The message being read held nothing but ``value``, under ``key``, in the
-        given role (and, for arguments, the call at ``slot``): remember its envelope."""
+        given role (and, for arguments, the call at ``slot``): remember its envelope.
+        ``read`` takes the value out of the message's parsed JSON, as the decoder did."""
         if self._learned > _SPARE_LEARNINGS + self._hits:
             return
         known = self._envelope
@@ -185,7 +194,7 @@ class SSEWireDecoder(WireDecoder):
             and block.endswith(known.suffix)
         ):
             return  # the envelope it has already (the value took the slow way)
-        envelope = learn_envelope(block, key, value, role, slot)
+        envelope = learn_envelope(block, key, value, role, slot, read)
         if envelope is not None:
             self._envelope = envelope
             self._learned += 1

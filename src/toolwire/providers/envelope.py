@@ -13,8 +13,10 @@ costs a compare at each end and decoding the string alone, not the whole message
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from enum import IntEnum
 from functools import cache
+from typing import Any
 
 import orjson
 
@@ -62,13 +64,25 @@ def _key_pattern(key: str) -> re.Pattern[bytes]:
     return re.compile(b'"' + re.escape(key.encode()) + rb'"[ \t]*:[ \t]*"')
 
 
+# a string no delta carries, put in the found string's place to see where it lands
+_PROBE = "\x00toolwire-envelope-probe"
+_PROBE_TOKEN = orjson.dumps(_PROBE)
+
+
 def learn_envelope(
-    block: bytes, key: str, value: str, role: Role, slot: int = -1
+    block: bytes,
+    key: str,
+    value: str,
+    role: Role,
+    slot: int,
+    read: Callable[[Any], Any],
 ) -> Envelope | None:
     """The envelope of ``block``, an SSE block whose data line was read strictly (no
     repair) and whose member ``key`` was read as the string ``value``. None unless the
-    block has one data line, its last, holding the key exactly once, and the string
-    found there reads back as ``value``."""
+    block has one data line, its last, holding the key exactly once, the string found
+    there reads back as ``value``, and ``read`` (how the decoder took ``value`` out of
+    the parsed data) finds a probe put in that string's place: the key may also have
+    been written with escapes, or twice, and then the bytes found are another member."""
     pattern = _key_pattern(key)
     found = pattern.findall(block)
     if len(found) != 1:
@@ -91,9 +105,16 @@ def learn_envelope(
     if block[end : end + 1] != b'"' or len(block) - end < 2:
         return None  # no closing quote, or nothing after it: not a JSON object
     try:
-        read = orjson.loads(block[start : end + 1])
+        read_back = orjson.loads(block[start : end + 1])
     except orjson.JSONDecodeError:
         return None
-    if read != value:
+    if read_back != value:
+        return None
+    probe = block[last_line:start] + _PROBE_TOKEN + block[end + 1 :]
+    data = probe[6:] if probe[5:6] == b" " else probe[5:]
+    try:
+        if read(orjson.loads(data)) != _PROBE:
+            return None
+    except Exception:  # the probe made the data unreadable there: not this member
         return None
     return Envelope(block[: start + 1], block[end:], role, slot)

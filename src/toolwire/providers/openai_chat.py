@@ -6,6 +6,7 @@ the ``reasoning_content`` / ``reasoning`` fields that open-model servers add.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -35,6 +36,21 @@ def openai_usage(usage: dict[str, Any]) -> Usage:
 
 # the first choice: index 0, or no index at all (some servers omit or null it)
 _FIRST_CHOICE = (0, None)
+
+
+def _read_arguments(chunk: Any) -> Any:
+    return chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"]
+
+
+# how each lone delta's string is read from a parsed chunk (for envelope learning)
+def _delta_reader(key: str) -> Callable[[Any], Any]:
+    def read(chunk: Any) -> Any:
+        return chunk["choices"][0]["delta"][key]
+
+    return read
+
+
+_READ_DELTA = {key: _delta_reader(key) for key in ("content", "reasoning_content", "reasoning")}
 
 
 def _lone_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
@@ -100,7 +116,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
             args = function.get("arguments")
             if type(args) is not str:
                 return False
-            self.learn("arguments", args, Role.ARGUMENTS, index)
+            self.learn("arguments", args, Role.ARGUMENTS, index, _read_arguments)
             if not sink.fast_arguments(index, args):
                 sink.tool(index, None, None, args)
             return True
@@ -108,7 +124,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
             content = delta["content"]
             if type(content) is not str:
                 return False
-            self.learn("content", content, Role.TEXT)
+            self.learn("content", content, Role.TEXT, -1, _READ_DELTA["content"])
             if content:
                 self.text(content)
             return True
@@ -117,7 +133,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 reasoning = delta[key]
                 if type(reasoning) is not str:
                     return False
-                self.learn(key, reasoning, Role.REASONING)
+                self.learn(key, reasoning, Role.REASONING, -1, _READ_DELTA[key])
                 sink.reasoning(reasoning)
                 return True
         return False
