@@ -81,6 +81,12 @@ def test_big_integers_stay_exact_and_complete() -> None:
     result = repair_json('{"n": 123456789012345678901234567890}')
     assert result.value == {"n": 123456789012345678901234567890}
     assert result.status == "complete"
+    nested = '{"a": [1.5, {"b": [-123456789012345678901234567890]}], "s": "x"}'
+    assert repair_json(nested).value == {
+        "a": [1.5, {"b": [-123456789012345678901234567890]}],
+        "s": "x",
+    }
+    assert repair_json("99999999999999999999").value == 99999999999999999999
 
 
 @pytest.mark.parametrize("text", ["", "   ", "]", "}", "/", '{"a",', "{:2}", '{"a":2}{"b":3}'])

@@ -60,13 +60,29 @@ def _strict(text: str) -> tuple[bool, Any]:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return False, None
-    if _LONG_DIGITS.search(text):
+    if _has_float(value) and _LONG_DIGITS.search(text):
         # orjson turns integers beyond 64 bits into floats; json keeps them exact.
+        # (Only a value with a float can hold one: walking the value is far cheaper
+        # than searching long text, such as a file's content, for 19 digits.)
         try:
             value = json.loads(text, parse_constant=_reject_constant)
         except (ValueError, RecursionError):
             return False, None
     return True, value
+
+
+def _has_float(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            return True
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return False
 
 
 def _reject_constant(name: str) -> Any:
