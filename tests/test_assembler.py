@@ -220,3 +220,18 @@ def test_toolcall_is_frozen_and_serializable() -> None:
     r = run([(0, "a", "read_file", '{"path": "x"}')])
     call: ToolCall = r.calls[0]
     assert call.to_dict()["arguments"] == {"path": "x"}
+
+
+def test_a_routing_decision_scans_only_the_new_text() -> None:
+    # joining the whole text for each decision would make a long call quadratic
+    asm = CallAssembler([WEATHER])
+    asm.tool(0, "c1", "get_weather", '{"city": "')
+    for _ in range(100):
+        asm.tool(0, None, None, "ab")
+    asm.tool(0, None, None, "{x")  # opens a value? needs the structure so far
+    slot = asm._slots[0]
+    assert len(slot.parts) > 100 and slot.scan.consumed == slot.size - len("{x")
+    asm.tool(0, None, None, '"}')
+    asm.end()
+    (call,) = StreamResult.collect(asm.drain()).calls
+    assert call.arguments == {"city": "ab" * 100 + "{x"}

@@ -387,8 +387,18 @@ class CallAssembler:
         """The slot's scanner, caught up with its text. Scanning is lazy: each character
         is scanned once, when a decision needs the structure, not on every delta."""
         scan = slot.scan
-        if scan.consumed < slot.size:
-            scan.feed(slot.raw()[scan.consumed :])
+        missing = slot.size - scan.consumed
+        if missing > 0:
+            # only the parts since the last scan: joining the whole text each time would
+            # make a long call with many such decisions quadratic
+            recent: list[str] = []
+            covered = 0
+            for part in reversed(slot.parts):
+                recent.append(part)
+                covered += len(part)
+                if covered >= missing:
+                    break
+            scan.feed("".join(reversed(recent))[covered - missing :])
         return scan
 
     def _finish_open(self, last_cut: bool) -> None:
