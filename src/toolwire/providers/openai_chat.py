@@ -17,12 +17,16 @@ from toolwire.providers.envelope import Role
 from toolwire.sse import SSEMessage
 
 
-def openai_usage(usage: dict[str, Any]) -> Usage:
-    details = usage.get("prompt_tokens_details") or {}
-    out_details = usage.get("completion_tokens_details") or {}
+def openai_usage(
+    usage: dict[str, Any], inputs: str = "prompt", outputs: str = "completion"
+) -> Usage:
+    """OpenAI's usage object. Chat Completions names its counts ``prompt_tokens`` and
+    ``completion_tokens``; the Responses API, ``inputs="input", outputs="output"``."""
+    details = usage.get(f"{inputs}_tokens_details")
+    out_details = usage.get(f"{outputs}_tokens_details")
     return Usage(
-        input_tokens=token_count(usage.get("prompt_tokens")),
-        output_tokens=token_count(usage.get("completion_tokens")),
+        input_tokens=token_count(usage.get(f"{inputs}_tokens")),
+        output_tokens=token_count(usage.get(f"{outputs}_tokens")),
         cache_read_tokens=(
             token_count(details.get("cached_tokens")) if isinstance(details, dict) else None
         ),

@@ -14,28 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from toolwire.assemble import CallAssembler
-from toolwire.events import Usage
-from toolwire.providers.base import SSEWireDecoder, token_count
+from toolwire.providers.base import SSEWireDecoder
+from toolwire.providers.openai_chat import openai_usage
 from toolwire.sse import SSEMessage
 
 _CALL_ITEMS = ("function_call",)
-
-
-def responses_usage(usage: dict[str, Any]) -> Usage:
-    details = usage.get("input_tokens_details")
-    out_details = usage.get("output_tokens_details")
-    return Usage(
-        input_tokens=token_count(usage.get("input_tokens")),
-        output_tokens=token_count(usage.get("output_tokens")),
-        cache_read_tokens=(
-            token_count(details.get("cached_tokens")) if isinstance(details, dict) else None
-        ),
-        reasoning_tokens=(
-            token_count(out_details.get("reasoning_tokens"))
-            if isinstance(out_details, dict)
-            else None
-        ),
-    )
 
 
 class OpenAIResponsesDecoder(SSEWireDecoder):
@@ -136,7 +119,7 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         sink = self.sink
         usage = response.get("usage")
         if isinstance(usage, dict):
-            sink.set_usage(responses_usage(usage))
+            sink.set_usage(openai_usage(usage, "input", "output"))
         if kind == "response.completed":
             sink.set_finish_reason(str(response.get("status") or "completed"))
         elif kind == "response.incomplete":
