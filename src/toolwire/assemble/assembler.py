@@ -49,6 +49,13 @@ def opens_value(text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[")
 
 
+def appends_plainly(text: str, size: int) -> bool:
+    """Argument text that may join a slot holding ``size`` characters (``open_size``)
+    without routing decisions: not empty, shorter than the text so far (a longer one
+    may be a snapshot: F7), and not opening a value (F3)."""
+    return 0 < len(text) < size and not (text[0] in MAY_OPEN and opens_value(text))
+
+
 _FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
     "end_turn": "stop",
@@ -219,25 +226,21 @@ class CallAssembler:
     def fast_arguments(self, index: int, text: str) -> bool:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""
-        if 0 < len(text) < self.open_size(index) and not (
-            text[0] in MAY_OPEN and opens_value(text)
-        ):
+        if appends_plainly(text, self.open_size(index)):
             self.extend_arguments(index, [text])
             return True
         return False
 
     def open_size(self, index: int) -> int:
         """The size of the argument text so far of the slot at ``index``, if text may be
-        appended to it without routing decisions; else -1. Text that opens a value
-        (``opens_value``: F3) or is at least this long (a snapshot: F7) still needs
-        them."""
+        appended to it without routing decisions (see ``appends_plainly``); else -1."""
         slot = self._by_index.get(index)
         if slot is None or slot.closed or slot.cumulative or not slot.started_event:
             return -1
         return slot.size
 
     def extend_arguments(self, index: int, texts: list[str]) -> None:
-        """Append argument text checked against ``open_size``, one delta event for all."""
+        """Append argument text checked with ``appends_plainly``, one delta event for all."""
         slot = self._by_index[index]
         text = texts[0] if len(texts) == 1 else "".join(texts)
         slot.parts.append(text)

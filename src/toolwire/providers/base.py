@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import orjson
 
 from toolwire.assemble import CallAssembler
-from toolwire.assemble.assembler import MAY_OPEN, opens_value
+from toolwire.assemble.assembler import appends_plainly
 from toolwire.providers.envelope import Envelope, Role, learn_envelope
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
@@ -102,7 +102,6 @@ class SSEWireDecoder(WireDecoder):
         self._envelope: Envelope | None = None
         self._block = b""  # the block being read the slow way, for ``learn``
         self._hits = 0  # blocks read by their envelope
-        self._slow = 0  # blocks read the slow way
         self._learned = 0  # envelopes learned
 
     def feed(self, data: bytes | str) -> None:
@@ -131,10 +130,9 @@ class SSEWireDecoder(WireDecoder):
                             room = sink.open_size(slot)
                         # what could open a second value or repeat a snapshot (F3, F7)
                         # takes the slow way, with its routing decisions
-                        size = len(value)
-                        if 0 < size < room and not (value[0] in MAY_OPEN and opens_value(value)):
+                        if appends_plainly(value, room):
                             run.append(value)
-                            room += size
+                            room += len(value)
                             continue
                     else:
                         hits += 1
@@ -151,22 +149,23 @@ class SSEWireDecoder(WireDecoder):
                 sink.extend_arguments(run_slot, run)
                 hits += len(run)
                 run = []
-            self._slow += 1
-            message = sse.message(block)
-            if message is not None:
-                self._block = block
-                self._hits = hits
-                self.dispatch(message)
-                if self._envelope is not envelope:
-                    envelope = self._envelope
-                    prefix, suffix, start, stop, arguments, role, slot = _unpack(envelope)
+            self._hits = hits
+            self._read(block)
+            if self._envelope is not envelope:
+                envelope = self._envelope
+                prefix, suffix, start, stop, arguments, role, slot = _unpack(envelope)
         self._hits = hits + len(run)
         if run:
             sink.extend_arguments(run_slot, run)
 
     def close(self) -> None:
         block = self._sse.close_block()
-        message = self._sse.message(block) if block else None
+        if block:
+            self._read(block)
+
+    def _read(self, block: bytes) -> None:
+        """Read a block the slow way; its decoder may ``learn`` the block's envelope."""
+        message = self._sse.message(block)
         if message is not None:
             self._block = block
             self.dispatch(message)
@@ -190,8 +189,7 @@ class SSEWireDecoder(WireDecoder):
             known is not None
             and known.role is role
             and known.slot == slot
-            and block.startswith(known.prefix)
-            and block.endswith(known.suffix)
+            and known.encloses(block)
         ):
             return  # the envelope it has already (the value took the slow way)
         envelope = learn_envelope(block, key, value, role, slot, read)
