@@ -49,13 +49,13 @@ _BARE = re.compile(
     r"|(?P<pythonic>\[[ \t\r\n]{0,16}[A-Za-z_][\w.]{0,128}[ \t\r\n]{0,8}\()"
     r'|(?P<xlam>\[[ \t\r\n]{0,16}\{[ \t\r\n]{0,16}"(?:name|arguments)"))'
 )
-_FENCED = re.compile(r'[ \t\r\n]{0,16}\{[ \t\r\n]{0,16}"(?:name|arguments|parameters)"')
 
 Factory = Callable[..., TextScanner]
 
 
 class AutoExtractor(TextScanner):
-    START = (*MARKER_FAMILIES, "<tool_call>", "```json")
+    # a fenced call object is read as a call in prose (F35), not a family marker
+    START = (*MARKER_FAMILIES, "<tool_call>")
 
     def __init__(self, *args: Any, factory: Factory, **kwargs: Any) -> None:
         self._factory = factory
@@ -88,9 +88,6 @@ class AutoExtractor(TextScanner):
         if marker == "<tool_call>":
             found = yield (self.peek, _TOOL_CALL_BODY, 200)
             family = found.lastgroup if found else None
-        elif marker == "```json":
-            found = yield (self.peek, _FENCED, 64, "{")
-            family = "agent" if found else None
         if family is None:
             return False
         self._hand_over(family, marker)

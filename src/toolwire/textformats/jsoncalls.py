@@ -12,13 +12,16 @@ how it was chunked (F15).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from toolwire.assemble import JsonScanner
 from toolwire.repair import repair_json
-from toolwire.textformats.scanner import NEED, Grammar, TextScanner, _Need
+from toolwire.textformats.need import NEED, Grammar, _Need
+
+if TYPE_CHECKING:
+    from toolwire.textformats.scanner import TextScanner
 
 # Bounded, self-delimiting: a match on a prefix of the object is a match on the object.
 _HEADER = re.compile(

@@ -15,25 +15,17 @@ open calls as truncated at end of stream, F1) live here too, so families stay sm
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Generator, Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from toolwire.assemble import CallAssembler, JsonScanner
 from toolwire.names import resolve_tool_name
 from toolwire.spec import ToolSpec
+from toolwire.textformats import loose
+from toolwire.textformats.need import NEED, Emit, Grammar, Request, _Need
 
+__all__ = ["NEED", "Emit", "Grammar", "Markers", "Request", "TextScanner", "_Need"]
 
-class _Need:
-    def __repr__(self) -> str:
-        return "NEED"
-
-
-NEED: Final = _Need()  # a request cannot be answered until more text arrives
-
-Emit = Callable[[str], None]
-Request = tuple[Any, ...]
-# A family's grammar: yields requests, receives their answers, returns a result.
-Grammar = Generator[Request, Any, Any]
 
 _SPACE = frozenset(" \t\r\n")
 _WS_LIMIT = 256  # whitespace allowed between a marker and what must follow it
@@ -81,6 +73,8 @@ class TextScanner:
     START: tuple[str, ...] = ()
     STRAY: tuple[str, ...] = ()
     THINK: tuple[str, str] | None = ("<think>", "</think>")
+    # where a call may sit in prose when tools are declared (F35, F31; see loose_call)
+    LOOSE: tuple[str, ...] = loose.OPENERS
 
     def __init__(
         self,
@@ -135,11 +129,11 @@ class TextScanner:
 
     def _build_markers(self) -> None:
         think = self.THINK or ()
-        self._text_markers = (
-            Markers(*self.START, *self.STRAY, *think)
-            if (self.START or self.STRAY or think)
-            else None
+        taken = {*self.START, *self.STRAY, *think}
+        self._loose = (
+            frozenset(o for o in self.LOOSE if o not in taken) if self.tools else frozenset()
         )
+        self._text_markers = Markers(*taken, *self._loose) if (taken or self._loose) else None
         if self.THINK is not None:
             extra = self.START if self.calls_in_reasoning else ()
             self._reason_markers = Markers(self.THINK[1], *extra)
@@ -201,7 +195,10 @@ class TextScanner:
             elif m in self.STRAY and m not in self.START:
                 continue
             else:
-                handled = yield from self.call(m)
+                if m in self._loose:
+                    handled = yield from self.loose_call(m)
+                else:
+                    handled = yield from self.call(m)
                 if not handled:
                     emit(m)  # it only looked like a marker: it stays text
                 elif self.START:
@@ -222,6 +219,11 @@ class TextScanner:
         return False
         yield
 
+    def loose_call(self, opener: str) -> Grammar:
+        """A call written in prose, starting at ``opener`` (consumed); like ``call``.
+        Default: a JSON call object naming a declared tool (F35, see ``loose``)."""
+        return (yield from loose.read_call(self, opener))
+
     # -- requests: each returns NEED or an answer ---------------------------------
 
     def until(self, markers: Markers, emit: Emit | None, keep_tail: bool) -> str | _Need | None:
@@ -232,7 +234,12 @@ class TextScanner:
         m = markers.regex.search(buf, pos)
         if m is not None:
             start, end = m.span()
-            if end == len(buf) and not self._eof and m.group() in markers.extendable:
+            if (
+                not self._eof
+                and m.group() in markers.extendable
+                and len(buf) - start < markers.longest
+                and buf[start:] in markers.prefixes
+            ):  # a longer marker may still begin here ("<" before "<tool_call>")
                 if emit is not None and start > pos:
                     emit(buf[pos:start])
                 self._pos = start
