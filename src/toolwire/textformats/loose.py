@@ -136,9 +136,7 @@ def object_header(text: str, i: int) -> tuple[int, str] | _Need | None:
     return j - 1, name
 
 
-def call_header(
-    text: str, i: int, opener: str, tools: Collection[str]
-) -> Header | _Need | None:
+def call_header(text: str, i: int, opener: str, tools: Collection[str]) -> Header | _Need | None:
     """Does the text at ``i`` (the start of ``opener``) open a call object naming one
     of ``tools``? ``opener`` is ``{``, ``<`` (an invented tag) or a fence."""
     closing = ""
