@@ -41,7 +41,7 @@ def _cases(family: str) -> list[Case]:
             [P],
             text="",
         ),
-        Case(f"{f}-two-objects-F35", f, f"{CALL_W}\n{CALL_P}", [W, P], text="\n"),
+        Case(f"{f}-two-objects-F35", f, f"{CALL_W} and {CALL_P}", [W, P], text=" and "),
         Case(
             f"{f}-undeclared-stays-text-F35",
             f,
@@ -99,3 +99,68 @@ def test_text_held_back_for_a_possible_call_is_bounded_F35(tail: str) -> None:
     assert len("Look: " + tail) - len(shown) <= HOLD_LIMIT
     events += parser.close()
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Look: " + tail
+
+
+PROSE_CASES = [
+    Case(
+        "pythonic-after-prose-F31",
+        "pythonic",
+        'Here\'s the call: [get_weather(city="Oslo"), ping()] ok',
+        [W, P],
+        text="Here's the call:  ok",
+    ),
+    Case(
+        "auto-pythonic-after-prose-F31",
+        "auto",
+        'Here\'s the call: [get_weather(city="Oslo")]',
+        [W],
+        text="Here's the call: ",
+    ),
+    Case(
+        "pythonic-prose-brackets-stay-text-F31",
+        "pythonic",
+        "See [1], [note(s)] and [x] or [unknown_tool(a=1)] and [ping",
+        [],
+        text="See [1], [note(s)] and [x] or [unknown_tool(a=1)] and [ping",
+    ),
+    Case(
+        "llama3-after-prose-F31",
+        "llama3_json",
+        f"Here's the call: {CALL_P}; {CALL_W}",
+        [P, W],
+        text="Here's the call: ",
+    ),
+    Case(
+        "llama3-newline-separated",
+        "llama3_json",
+        f"{CALL_P}\n{CALL_W}",
+        [P, W],
+        text="",
+    ),
+    Case(
+        "llama3-newline-then-plain-json-keeps-its-text",
+        "llama3_json",
+        f'{CALL_P}\n{{"answer": 42}}',
+        [P],
+        text='\n{"answer": 42}',
+    ),
+    Case(
+        "llama3-tagged-newline-separated",
+        "llama3_json",
+        f"<|python_tag|>{CALL_P}\n\n{CALL_W}",
+        [P, W],
+        text="",
+        tools=[],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", PROSE_CASES, ids=lambda c: c.id)
+def test_call_after_prose_F31(case: Case) -> None:
+    check_case(case)
+
+
+def test_call_after_prose_needs_declared_tools_F31() -> None:
+    text = 'Here\'s the call: [get_weather(city="Oslo")]'
+    r = parse_stream(text, "text:pythonic", [])
+    assert (r.calls, r.text) == ([], text)

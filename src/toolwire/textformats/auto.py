@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from toolwire.textformats.pythonic import names_a_tool_call
 from toolwire.textformats.scanner import Grammar, TextScanner
 
 # first marker → family; "<tool_call>" is shared and decided by what follows it
@@ -82,6 +83,20 @@ class AutoExtractor(TextScanner):
             family = found.lastgroup
             assert family is not None
             self._hand_over(family, "")
+
+    LOOSE = (*TextScanner.LOOSE, "[")
+
+    def loose_call(self, opener: str) -> Grammar:
+        """A Python list of calls after prose (F31) hands the stream to pythonic."""
+        if opener != "[":
+            return (yield from super().loose_call(opener))
+        self.push_back(opener)
+        found = yield (names_a_tool_call, self)
+        if not found:
+            self.skip(1)
+            return False
+        self._hand_over("pythonic", "")
+        return True
 
     def call(self, marker: str) -> Grammar:
         family: str | None = MARKER_FAMILIES.get(marker)

@@ -1,8 +1,10 @@
 """Llama 3.1-3.3 / Llama 4 JSON: optional ``<|python_tag|>``, then
-``{"name": N, "parameters"|"arguments": {args}}`` objects separated by ``; ``.
+``{"name": N, "parameters"|"arguments": {args}}`` objects separated by ``; `` (or by
+whitespace alone).
 
-Without the tag, only an object at the start of the output (or right after
-reasoning) is a call, and only if it names one; any other JSON stays text.
+Without the tag, an object at the start of the output (or right after reasoning) is
+a call if it names one; after prose, only if it names a declared tool (F31, F35). Any
+other JSON stays text.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from toolwire.textformats.jsoncalls import CALL, envelope
 from toolwire.textformats.scanner import Grammar, TextScanner
 
 _OBJECT = re.compile(r"[ \t\r\n]{0,64}(?=\{)")
-_SEPARATOR = re.compile(r"[ \t\r\n]{0,16};[ \t\r\n]{0,16}(?=\{)")
+# "; " between calls; some models put only whitespace, which counts only before an
+# object that starts like a call (so a JSON value after a call keeps its spacing)
+_SEPARATOR = re.compile(r'[ \t\r\n]{0,16}(?:;[ \t\r\n]{0,16}(?=\{)|(?=\{[ \t\r\n]{0,16}"name"))')
 
 
 class Llama3JsonExtractor(TextScanner):
@@ -33,12 +37,21 @@ class Llama3JsonExtractor(TextScanner):
         yield from self._sequence(bare=False)
         return True
 
-    def _sequence(self, *, bare: bool) -> Grammar:
+    def loose_call(self, opener: str) -> Grammar:
+        """A call after prose (F31), and the calls that follow it."""
+        handled = yield from super().loose_call(opener)
+        if handled:
+            yield from self._sequence(bare=False, first_read=True)
+        return handled
+
+    def _sequence(self, *, bare: bool, first_read: bool = False) -> Grammar:
         while True:
-            outcome = yield from envelope(self, bare=bare)
-            if outcome != CALL:
-                return
-            sep = yield (self.peek, _SEPARATOR, 34, ";")
+            if not first_read:
+                outcome = yield from envelope(self, bare=bare)
+                if outcome != CALL:
+                    return
+            first_read = False
+            sep = yield (self.peek, _SEPARATOR, 48, ";{")
             if not sep:
                 return
             self.skip(sep.end() - self._pos)

@@ -12,10 +12,14 @@ import ast
 import re
 from typing import Any
 
+from toolwire.names import resolve_tool_name
 from toolwire.textformats.scanner import NEED, Grammar, TextScanner, _Need
 
 _WRAPPERS = {"<|python_start|>": "<|python_end|>", "<|tool_call_start|>": "<|tool_call_end|>"}
 _BARE = re.compile(r"[ \t\r\n]{0,64}(?=\[[ \t\r\n]{0,16}[A-Za-z_][\w.]{0,128}[ \t\r\n]{0,8}\()")
+# a list of calls in prose (F31): its first callee, and what could still become one
+_LIST_HEAD = re.compile(r"\[[ \t\r\n]{0,16}([A-Za-z_][\w.]{0,128})[ \t\r\n]{0,8}\(")
+_LIST_HEAD_PREFIX = re.compile(r"\[[ \t\r\n]{0,16}(?:[A-Za-z_][\w.]{0,128}[ \t\r\n]{0,8})?\Z")
 _STRUCTURE = re.compile(r"[\[\](){}'\"]")
 _QUOTE_STOP = {"'": re.compile(r"[\\']"), '"': re.compile(r'[\\"]')}
 _NAME = re.compile(r"[\s,]*([A-Za-z_][\w.]*)")
@@ -130,9 +134,33 @@ class _CallList:
         return False
 
 
+def names_a_tool_call(sc: TextScanner) -> bool | _Need:
+    """Request: does the text (at ``[``) start a list whose first call names a declared
+    tool? Decided as soon as it cannot, so prose brackets are not held back."""
+    m = _LIST_HEAD.match(sc._buf, sc._pos)
+    if m is not None:
+        return resolve_tool_name(m.group(1), sc.tools).name is not None
+    if not sc._eof and _LIST_HEAD_PREFIX.match(sc._buf, sc._pos):
+        return NEED
+    return False
+
+
 class PythonicExtractor(TextScanner):
     START = tuple(_WRAPPERS)
     STRAY = tuple(_WRAPPERS.values())
+    LOOSE = (*TextScanner.LOOSE, "[")
+
+    def loose_call(self, opener: str) -> Grammar:
+        """F31: a list of calls after prose, when it calls a declared tool."""
+        if opener != "[":
+            return (yield from super().loose_call(opener))
+        self.push_back(opener)
+        found = yield (names_a_tool_call, self)
+        self.skip(1)
+        if not found:
+            return False
+        yield (_CallList(self).step,)
+        return True
 
     def at_start(self) -> Grammar:
         found = yield (self.peek, _BARE, 230, "[")
