@@ -117,3 +117,17 @@ def test_accepts_as_sent_only_when_finish_would_return_the_object_unchanged() ->
         unchanged = call.status == "complete" and call.arguments is value and call.name == name
         assert F.accepts_as_sent(name, value) is unchanged, (name, value)
     assert F.accepts_as_sent("read_file", {"path": "a"})
+
+
+def test_arguments_the_decoder_could_not_read_are_invalid_not_truncated() -> None:
+    """A Python call with a syntax error is not JSON: the JSON ladder would take its
+    open quote for a cut-off; the decoder's verdict stands and the text is kept."""
+    raw = "read_file(path='it's')"
+    call = F.finish(id=None, name="read_file", raw_arguments=raw, unreadable="not Python")
+    assert (call.status, call.arguments, call.raw_arguments, call.repairs) == (
+        "invalid",
+        None,
+        raw,
+        (),
+    )
+    assert "not Python" in call.errors

@@ -175,8 +175,10 @@ class CallFinisher:
         slot: int = 0,
         repairs: Iterable[str] = (),
         errors: Iterable[str] = (),
+        unreadable: str = "",
     ) -> ToolCall:
-        """Finish one call. ``value`` is given when the wire carried an object (F10)."""
+        """Finish one call. ``value`` is given when the wire carried an object (F10).
+        ``unreadable``: the decoder already found the arguments unreadable, and why."""
         done: list[str] = list(repairs)
         problems: list[str] = list(errors)
         final_name = name
@@ -191,9 +193,8 @@ class CallFinisher:
             else:
                 problems.append(unknown_tool_message(name, match, self.tools))
 
-        readable = True
-        unreadable = ""
-        if value is NOT_GIVEN:
+        readable = not unreadable  # text that is not JSON at all never meets the ladder
+        if readable and value is NOT_GIVEN:
             if not raw_arguments.strip():
                 value = {}  # F2: a tool with no parameters sends "" or nothing
             else:

@@ -109,6 +109,7 @@ class _Slot:
         "size",
         "snapshots",
         "started_event",
+        "unreadable",
     )
 
     def __init__(self, number: int, index: int | None, id: str | None) -> None:
@@ -127,6 +128,7 @@ class _Slot:
         self.started_event = False
         self.repairs: list[str] = []
         self.errors: list[str] = []
+        self.unreadable = ""  # why the decoder could not read the arguments, if so
 
     def raw(self) -> str:
         if len(self.parts) > 1:
@@ -187,12 +189,16 @@ class CallAssembler:
         *,
         repairs: Iterable[str] = (),
         snapshots: bool = True,
+        unreadable: str = "",
     ) -> None:
         """One tool-call fragment: any of header (id, name) and argument text/object.
 
         ``repairs``: what the decoder already had to fix for this call (e.g. a call
         written in Python style). ``snapshots=False``: this source never repeats
         argument text, so snapshot detection (F7) is off for the call.
+        ``unreadable``: the decoder found the arguments unreadable (not JSON at all,
+        e.g. Python source with a syntax error) and says why; they are kept as raw
+        text and the call is invalid, never repaired or taken for a cut-off.
         """
         if not isinstance(id, str) or not id:
             id = None
@@ -202,6 +208,8 @@ class CallAssembler:
         if not snapshots:
             slot.snapshots = False
         slot.repairs.extend(repairs)
+        if unreadable:
+            slot.unreadable = unreadable
         if name is not None and slot.name != name:
             if slot.name is None:
                 slot.name = name
@@ -433,6 +441,7 @@ class CallAssembler:
                 slot=slot.number,
                 repairs=slot.repairs,
                 errors=slot.errors,
+                unreadable=slot.unreadable,
             )
         except Exception as exc:  # a finisher bug must not lose the call
             call = ToolCall(

@@ -33,8 +33,12 @@ class DeepSeekV3Extractor(TextScanner):
 
     def _one(self) -> Grammar:
         head, m = yield from self.capture(_HEAD)
+        if m is None:
+            self.truncated_call(head.strip() or None)  # cut off before the separator (F1)
+            return
         if m != SEP:
-            self.truncated_call(head.strip() or None)
+            # a call without its separator cannot be read: invalid, with its text
+            self.whole_call(None, head.strip(), unreadable="a call without its separator")
             if m in (CALLS_END, CALL_BEGIN):
                 self.push_back(m)
             return
@@ -62,9 +66,11 @@ class DeepSeekV3Extractor(TextScanner):
                 self.push_back(m)
             self.end_call(index, truncated=m is None and not scan.balanced)
             return
-        done = yield (self.json, JsonScanner(), lambda t: self.arguments(index, t))
-        self.end_call(index, truncated=not done)
-        if done:
-            m = yield (self.until, _AFTER, None, False)  # the closing fence, if any
-            if m in (CALLS_END, CALL_BEGIN):
-                self.push_back(m)
+        # an end marker ends the arguments even while their JSON is open: the markup
+        # and the text after it are never swallowed into a value
+        done = yield (self.json_until, JsonScanner(), _AFTER, lambda t: self.arguments(index, t))
+        self.end_call(index, truncated=done is None)
+        if done is True:
+            done = yield (self.until, _AFTER, None, False)  # the closing fence, if any
+        if done in (CALLS_END, CALL_BEGIN):
+            self.push_back(done)

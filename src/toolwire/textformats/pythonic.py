@@ -21,6 +21,7 @@ _BARE = re.compile(r"[ \t\r\n]{0,64}(?=\[[ \t\r\n]{0,16}[A-Za-z_][\w.]{0,128}[ \
 _LIST_HEAD = re.compile(r"\[[ \t\r\n]{0,16}([A-Za-z_][\w.]{0,128})[ \t\r\n]{0,8}\(")
 _LIST_HEAD_PREFIX = re.compile(r"\[[ \t\r\n]{0,16}(?:[A-Za-z_][\w.]{0,128}[ \t\r\n]{0,8})?\Z")
 _STRUCTURE = re.compile(r"[\[\](){}'\"]")
+_OPENERS = {")": "(", "]": "[", "}": "{"}
 _QUOTE_STOP = {"'": re.compile(r"[\\']"), '"': re.compile(r'[\\"]')}
 _NAME = re.compile(r"[\s,]*([A-Za-z_][\w.]*)")
 _CONSTANTS = {"true": True, "false": False, "null": None, "none": None}
@@ -69,14 +70,27 @@ def read_call(text: str) -> tuple[str | None, dict[str, Any] | str | None]:
 
 
 class _CallList:
-    """Scans a Python list of calls (text starts after ``[``)."""
+    """Scans a Python list of calls (text starts after ``[``). ``close``: the wrapper's
+    end marker, if any."""
 
-    def __init__(self, sc: TextScanner) -> None:
+    def __init__(self, sc: TextScanner, close: str = "") -> None:
         self.sc = sc
-        self.depth = 1
+        self.close = close
+        self.open = ["["]  # brackets open so far, outermost first
         self.quote = ""
         self.escape = False
         self.parts: list[str] = []
+
+    def _flush(self, pending: str) -> None:
+        if pending.strip(" \t\r\n,"):
+            self._call(pending)
+
+    def _call(self, source: str) -> None:
+        name, args = read_call(source)
+        if isinstance(args, str):  # a syntax error: invalid, never a cut-off
+            self.sc.whole_call(name, args, unreadable="not a readable Python call")
+        else:
+            self.sc.whole_call(name, args)
 
     def step(self) -> bool | _Need:
         sc = self.sc
@@ -87,6 +101,7 @@ class _CallList:
         if self.escape and n:
             self.escape = False
             i = 1
+        stack = self.open
         while i < n:
             if self.quote:
                 m = _QUOTE_STOP[self.quote].search(text, i)
@@ -111,24 +126,39 @@ class _CallList:
             if c == "'" or c == '"':
                 self.quote = c
             elif c in "([{":
-                self.depth += 1
+                stack.append(c)
             else:
-                self.depth -= 1
-                if self.depth == 1 and c == ")":
+                opener = _OPENERS[c]
+                if stack[-1] == opener:
+                    stack.pop()
+                elif opener in stack:
+                    # a closer that skips open brackets (a syntax error, not a cut-off):
+                    # it closes its own opener, and the call is read as unreadable
+                    del stack[len(stack) - 1 - stack[::-1].index(opener) :]
+                else:
+                    continue  # a closer with no opener: the call stays unreadable
+                if len(stack) == 1 and c == ")":
                     self.parts.append(text[start:i])
                     start = i
-                    name, args = read_call("".join(self.parts))
+                    source = "".join(self.parts)
                     self.parts = []
-                    sc.whole_call(name, args)
-                elif self.depth <= 0:
+                    self._call(source)
+                elif not stack:
+                    self.parts.append(text[start:j])
+                    self._flush("".join(self.parts))
                     sc._pos = pos + i
                     return True  # the list closed
         self.parts.append(text[start:])
         sc._pos = len(buf)
         if not sc._eof:
             return NEED
-        rest = "".join(self.parts)
-        if rest.strip(" \t\r\n,"):
+        rest = "".join(self.parts).rstrip()
+        if self.close and rest.endswith(self.close):
+            rest = rest[: -len(self.close)].rstrip()
+        if self.quote and rest.endswith("]"):
+            # a quote left open in a list that was closed: a syntax error, not a cut-off
+            self._flush(rest[:-1])
+        elif rest.strip(" \t\r\n,"):
             guess = _NAME.match(rest)
             sc.truncated_call(guess.group(1) if guess else None)  # F1
         return False
@@ -173,7 +203,7 @@ class PythonicExtractor(TextScanner):
         if isinstance(r, bool):
             return r
         self.skip(1)
-        closed = yield (_CallList(self).step,)
+        closed = yield (_CallList(self, _WRAPPERS[marker]).step,)
         if closed:
             r = yield (self.expect, (_WRAPPERS[marker],))
             if isinstance(r, str):

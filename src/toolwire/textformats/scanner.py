@@ -311,6 +311,31 @@ class TextScanner:
             return False
         return NEED
 
+    def json_until(
+        self, scanner: JsonScanner, markers: Markers, emit: Emit
+    ) -> bool | str | _Need | None:
+        """As ``json``, but a marker of ``markers`` ends the value even while it is
+        still open (markup never becomes part of a value): answers True when the value
+        closed, the marker (consumed) when one came first, None at end of stream."""
+        buf, pos = self._buf, self._pos
+        m = markers.regex.search(buf, pos)
+        held = len(buf) if self._eof else markers.holdback(buf, pos)
+        end = m.start() if m is not None else held
+        text = buf[pos:end]
+        off = scanner.feed(text)
+        if off >= 0:
+            if off:
+                emit(text[:off])
+            self._pos = pos + off
+            return True
+        if text:
+            emit(text)
+        if m is not None:
+            self._pos = m.end()
+            return m.group()
+        self._pos = end
+        return None if self._eof else NEED
+
     def json(self, scanner: JsonScanner, emit: Emit) -> bool | _Need:
         """Pass one JSON container (the text starts with ``{`` or ``[``) to ``emit``;
         answer True when it closed, False at end of stream."""
@@ -348,18 +373,33 @@ class TextScanner:
         one_call: Callable[[], Grammar],
     ) -> Grammar:
         """A section of calls: ``call_begin``… repeated until another marker of
-        ``between`` (the section's end). After a section marker, ``call_begin`` must
-        follow at once, or this was no call."""
+        ``between`` (the section's end). Other text inside the section is markup that
+        cannot be read: it is reported as an invalid call carrying it, never left in
+        the text half-stripped."""
         if section_opened:
             r = yield from self.after_marker((call_begin,))
-            if isinstance(r, bool):
-                return r
-            self.skip(len(r))
+            if r is True:
+                return True
+            if r is False:
+                m = yield from self.unreadable(between)
+                if m != call_begin:
+                    return True
+            else:
+                self.skip(len(r))
         while True:
             yield from one_call()
-            m = yield (self.until, between, None, False)
+            m = yield from self.unreadable(between)
             if m != call_begin:
                 return True
+
+    def unreadable(self, markers: Markers) -> Grammar:
+        """Text up to a marker where only markup belongs: whitespace is dropped, anything
+        else becomes a nameless call holding it (the finisher reports it invalid).
+        Answers the marker (consumed), or None at end of stream."""
+        raw, m = yield from self.capture(markers)
+        if raw.strip():
+            self.whole_call(None, raw.strip(), unreadable="text where a call belongs")
+        return m
 
     def capture(self, markers: Markers) -> Grammar:
         """Collect text up to a marker: answers (text, marker or None)."""
@@ -400,9 +440,14 @@ class TextScanner:
         name: str | None,
         value: str | Mapping[str, Any] | list[Any] | None,
         repairs: Iterable[str] = (),
+        unreadable: str = "",
     ) -> None:
-        """A call read at once; ``repairs``: what reading its envelope took."""
+        """A call read at once; ``repairs``: what reading its envelope took;
+        ``unreadable``: why ``value``, raw text, could not be read (the call is then
+        invalid, never repaired or taken for a cut-off)."""
         index = self.begin_call(name, repairs=repairs)
+        if unreadable:
+            self.sink.tool(index, None, None, None, unreadable=unreadable)
         if value is not None:
             self.arguments(index, value)
         self.end_call(index)

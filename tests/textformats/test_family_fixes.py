@@ -1,0 +1,169 @@
+# ruff: noqa: E501  (test data: long literal model outputs; DeepSeek markers use U+FF5C)
+"""Family behaviour fixed from peers' suites: calls lost, invented or mislabelled, and
+markup that leaked. Every case whole and in random chunkings (F14, F15)."""
+
+from __future__ import annotations
+
+import pytest
+from tf_harness import Case, check_case
+
+P = ("ping", {}, "complete")
+W = ("get_weather", {"city": "Oslo"}, "complete")
+
+CASES: list[Case] = [
+    # Mistral: junk after [TOOL_CALLS] is never a call named after the junk
+    Case(
+        "mistral-junk-before-list",
+        "mistral",
+        '[TOOL_CALLS]junk [{"name": "ping", "arguments": {}}]',
+        [P],
+        text="junk ",
+        tools=[],
+    ),
+    Case(
+        "mistral-junk-before-object",
+        "mistral",
+        '[TOOL_CALLS] calling now: {"name": "ping", "arguments": {}}',
+        [P],
+        text=" calling now: ",
+        tools=[],
+    ),
+    Case(
+        "mistral-no-call-after-marker-is-invalid",
+        "mistral",
+        "[TOOL_CALLS] I cannot do that.",
+        [("", None, "invalid")],
+        text="",
+        tools=[],
+    ),
+    Case(
+        "mistral-no-call-then-a-call",
+        "mistral",
+        "[TOOL_CALLS] hmm, well[TOOL_CALLS]ping[ARGS]{}",
+        [("", None, "invalid"), P],
+        text="",
+    ),
+    Case(
+        "mistral-name-with-args-marker-stays-the-name",
+        "mistral",
+        '[TOOL_CALLS]get weather[ARGS]{"city": "Oslo"}',
+        [("get weather", {"city": "Oslo"}, "complete")],
+        text="",
+        tools=[],
+    ),
+    Case(
+        "mistral-cut-off-name-is-truncated-F1",
+        "mistral",
+        "[TOOL_CALLS]get_wea",
+        [("get_wea", None, "truncated")],
+        tools=[],
+    ),
+]
+
+
+DS_CALLS_BEGIN, DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+DS_CALL_BEGIN, DS_CALL_END, DS_SEP = (
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁call▁end｜>",
+    "<｜tool▁sep｜>",
+)
+KIMI_BEGIN, KIMI_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
+UNREADABLE = ("", None, "invalid")
+
+for family in ("deepseek_v31", "deepseek_v3"):
+    CASES += [
+        # unreadable markup is an invalid call with its text, never half-stripped text
+        Case(
+            f"{family}-junk-section",
+            family,
+            f"a{DS_CALLS_BEGIN}garbage{DS_CALLS_END}b",
+            [UNREADABLE],
+            text="ab",
+        ),
+        Case(
+            f"{family}-call-without-separator-is-invalid-not-truncated",
+            family,
+            f'{DS_CALLS_BEGIN}{DS_CALL_BEGIN}get_weather{{"city": "Oslo"}}{DS_CALL_END}{DS_CALLS_END}b',
+            [UNREADABLE],
+            text="b",
+        ),
+        Case(
+            f"{family}-junk-around-calls",
+            family,
+            f"{DS_CALLS_BEGIN}junk{DS_CALL_BEGIN}ping{DS_SEP}{{}}{DS_CALL_END}more{DS_CALLS_END}b",
+            [UNREADABLE, P, UNREADABLE],
+            text="b",
+        ),
+        Case(
+            f"{family}-open-json-stops-at-the-end-marker",
+            family,
+            f'{DS_CALLS_BEGIN}{DS_CALL_BEGIN}get_weather{DS_SEP}{{"city": "Oslo"{DS_CALL_END}'
+            f"{DS_CALL_BEGIN}ping{DS_SEP}{{}}{DS_CALL_END}{DS_CALLS_END}Done.",
+            [("get_weather", None, "truncated"), P],
+            text="Done.",
+        ),
+    ]
+CASES += [
+    Case(
+        "kimi-junk-section",
+        "kimi_k2",
+        f"a{KIMI_BEGIN}garbage{KIMI_END}b",
+        [UNREADABLE],
+        text="ab",
+    ),
+    # pythonic: a syntax error is invalid; only a cut-off is truncated (F1)
+    Case(
+        "pythonic-mismatched-bracket-is-invalid",
+        "pythonic",
+        '[get_weather(city="Oslo"], ping()',
+        [("get_weather", None, "invalid")],
+        text=", ping()",
+    ),
+    Case(
+        "pythonic-bracket-closing-a-call-early",
+        "pythonic",
+        "[get_weather(city=['Oslo'), ping()]",
+        [("get_weather", None, "invalid"), P],
+        text="",
+    ),
+    Case(
+        "pythonic-stray-closer",
+        "pythonic",
+        "[get_weather(city='Oslo'}), ping()]",
+        [("get_weather", None, "invalid"), P],
+        text="",
+    ),
+    Case(
+        "pythonic-unclosed-quote-in-a-closed-list",
+        "pythonic",
+        "[get_weather(city='it's')]",
+        [("get_weather", None, "invalid")],
+        text="",
+    ),
+    Case(
+        "pythonic-unclosed-quote-in-a-wrapped-list",
+        "pythonic",
+        "<|python_start|>[get_weather(city='it's')]<|python_end|>",
+        [("get_weather", None, "invalid")],
+        text="",
+    ),
+    Case(
+        "pythonic-leftover-is-invalid-not-dropped",
+        "pythonic",
+        "[ping(), then stuff]",
+        [P, ("then", None, "invalid")],
+        text="",
+    ),
+    Case(
+        "pythonic-cut-off-is-truncated-F1",
+        "pythonic",
+        "[ping(), get_weather(city='it",
+        [P, ("get_weather", None, "truncated")],
+        text="",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_family_fix(case: Case) -> None:
+    check_case(case)
