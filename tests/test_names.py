@@ -23,6 +23,8 @@ DECLARED = {"read_file", "get_weather", "list_dir", "TodoWrite"}
         "READ_FILE",
         " read_file ",
         "<|read_file|>",
+        "FUNCTIONSread_file",
+        "Functions.read_file:1",
     ],
 )
 def test_decorated_names_resolve_F18(sent: str) -> None:

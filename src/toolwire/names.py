@@ -16,7 +16,8 @@ from dataclasses import dataclass
 # then combined; the result counts only if it is a declared tool.
 _PREFIXES = re.compile(
     r"^(?:functions?[._:]|tools?[._:]|default_api[._:]|call_functions?[._]?|"
-    r"call_|functions(?=[A-Za-z_]))"
+    r"call_|functions(?=[A-Za-z_]))",
+    re.IGNORECASE,  # FUNCTIONSlist_directory (Kimi K2)
 )
 _SUFFIXES = re.compile(r"(?::\d+|_\d+|\d+)$")
 _SEPARATORS = re.compile(r"[\s_\-.:/]+")

@@ -5,7 +5,7 @@ markup that leaked. Every case whole and in random chunkings (F14, F15)."""
 from __future__ import annotations
 
 import pytest
-from tf_harness import Case, check_case
+from tf_harness import TOOLS, Case, check_case
 
 P = ("ping", {}, "complete")
 W = ("get_weather", {"city": "Oslo"}, "complete")
@@ -70,6 +70,14 @@ DS_CALL_BEGIN, DS_CALL_END, DS_SEP = (
 KIMI_BEGIN, KIMI_END = "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"
 UNREADABLE = ("", None, "invalid")
 
+
+def kimi(call_id: str, args: str) -> str:
+    return (
+        f"{KIMI_BEGIN}<|tool_call_begin|>{call_id}<|tool_call_argument_begin|>{args}"
+        f"<|tool_call_end|>{KIMI_END}"
+    )
+
+
 for family in ("deepseek_v31", "deepseek_v3"):
     CASES += [
         # unreadable markup is an invalid call with its text, never half-stripped text
@@ -110,6 +118,52 @@ CASES += [
         f"a{KIMI_BEGIN}garbage{KIMI_END}b",
         [UNREADABLE],
         text="ab",
+    ),
+    # Kimi K2 ids (F18)
+    Case(
+        "kimi-dotted-name",
+        "kimi_k2",
+        kimi("functions.fs.read:0", "{}"),
+        [("fs.read", {}, "complete")],
+        ids=["functions.fs.read:0"],
+        tools=[{"name": "fs.read", "parameters": {"type": "object", "properties": {}}}],
+    ),
+    Case(
+        "kimi-bare-counter-name-inferred",
+        "kimi_k2",
+        kimi("0", '{"city": "Oslo"}') + kimi("1", '{"query": "x"}'),
+        [
+            ("get_weather", {"city": "Oslo"}, "repaired"),
+            ("search", {"query": "x"}, "repaired"),
+        ],
+        ids=["0", "1"],
+    ),
+    Case(
+        "kimi-bare-counter-ambiguous-is-invalid",
+        "kimi_k2",
+        kimi("functions.:2", '{"path": "a", "content": "b"}'),
+        [("", {"path": "a", "content": "b"}, "invalid")],
+        tools=[*TOOLS, {"name": "append_file", "parameters": dict(TOOLS[3]["parameters"])}],
+    ),
+    Case(
+        "kimi-bare-counter-without-tools-is-invalid",
+        "kimi_k2",
+        kimi("0", "{}"),
+        [("", {}, "invalid")],
+        tools=[],
+    ),
+    Case(
+        "kimi-upper-case-decoration",
+        "kimi_k2",
+        kimi("FUNCTIONSlist_directory:0", "{}"),
+        [("list_directory", {}, "repaired")],
+        tools=[{"name": "list_directory", "parameters": {"type": "object"}}],
+    ),
+    Case(
+        "kimi-whitespace-around-the-name",
+        "kimi_k2",
+        kimi(" functions. ping :0 ", "{}"),
+        [P],
     ),
     # pythonic: a syntax error is invalid; only a cut-off is truncated (F1)
     Case(
