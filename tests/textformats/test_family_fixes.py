@@ -4,8 +4,14 @@ markup that leaked. Every case whole and in random chunkings (F14, F15)."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 from tf_harness import TOOLS, Case, check_case
+
+from toolwire.parser import parse_stream
+from toolwire.textformats.values import type_value
 
 P = ("ping", {}, "complete")
 W = ("get_weather", {"city": "Oslo"}, "complete")
@@ -119,6 +125,22 @@ CASES += [
         [UNREADABLE],
         text="ab",
     ),
+    # Hermes: two objects in one <tool_call> are two calls
+    Case(
+        "hermes-two-objects-one-block",
+        "hermes",
+        '<tool_call>\n{"name": "ping", "arguments": {}}\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>',
+        [P, W],
+        text="",
+    ),
+    Case(
+        "hermes-two-objects-comma-separated",
+        "hermes",
+        '<tool_call>{"name": "ping", "arguments": {}}, {"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>ok',
+        [P, W],
+        text="ok",
+        tools=[],
+    ),
     # Kimi K2 ids (F18)
     Case(
         "kimi-dotted-name",
@@ -221,3 +243,49 @@ CASES += [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_family_fix(case: Case) -> None:
     check_case(case)
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "value"),
+    [
+        ("int", "7", 7),
+        ("long", "-3", -3),
+        ("float", "1.5", 1.5),
+        ("double", "2", 2),
+        ("bool", "true", True),
+        ("dict", '{"a": 1}', {"a": 1}),
+        ("list", "[1, 2]", [1, 2]),
+        ("str", "007", "007"),
+        ("Integer", "5", 5),
+    ],
+)
+def test_type_names_used_in_the_wild_type_like_json_schema(
+    kind: str, text: str, value: Any
+) -> None:
+    assert type_value(text, {"type": kind}) == value
+    assert type(type_value(text, {"type": kind})) is type(value)
+
+
+def test_xml_call_to_a_tool_with_python_type_names_is_typed() -> None:
+    props = {"n": "int", "x": "float", "flag": "bool", "d": "dict", "l": "list", "s": "str"}
+    tools = [
+        {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {k: {"type": v} for k, v in props.items()},
+            },
+        }
+    ]
+    raw = {"n": "7", "x": "1.5", "flag": "true", "d": '{"a": 1}', "l": "[1]", "s": "007"}
+    body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in raw.items())
+    text = f"<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"
+    (call,) = parse_stream(text, "text:qwen3_coder", tools).calls
+    assert json.loads(call.raw_arguments) == {
+        "n": 7,
+        "x": 1.5,
+        "flag": True,
+        "d": {"a": 1},
+        "l": [1],
+        "s": "007",
+    }

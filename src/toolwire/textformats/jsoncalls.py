@@ -182,7 +182,8 @@ def envelope_list(sc: TextScanner, *, opened: bool = False) -> Grammar:
 
 def envelopes(sc: TextScanner, closing: tuple[str, ...] = (), *, bare: bool = False) -> Grammar:
     """A call body that is an envelope, a list of envelopes, or several envelopes in
-    a row, optionally followed by one of ``closing`` (consumed if present).
+    a row (or separated by commas), optionally followed by one of ``closing``
+    (consumed if present).
     Answers False when the body is neither (nothing consumed). ``bare``: no marker
     announced it, so an object that names no tool is text."""
     r = yield from sc.after_marker(("{", "["))
@@ -195,7 +196,13 @@ def envelopes(sc: TextScanner, closing: tuple[str, ...] = (), *, bare: bool = Fa
             outcome = yield from envelope(sc, bare=bare)
         if outcome != CALL:
             return True
-        r = yield (sc.expect, ("{", *closing))
+        r = yield (sc.expect, ("{", ",", *closing))
+        if r == ",":  # objects listed without the brackets: each is a call
+            sc.skip(1)
+            r = yield (sc.expect, ("{",))
+            if r != "{":
+                sc.push_back(",")
+                return True
         if r in closing:
             sc.skip(len(r))
             return True

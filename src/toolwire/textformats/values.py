@@ -22,6 +22,24 @@ from toolwire.repair import repair_json
 _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _ORDER = ("null", "integer", "number", "boolean", "object", "array")
+# type names tool schemas use in the wild (Python's, C's) and their JSON Schema kin
+_TYPE_ALIASES = {
+    "int": "integer",
+    "long": "integer",
+    "float": "number",
+    "double": "number",
+    "bool": "boolean",
+    "dict": "object",
+    "list": "array",
+    "tuple": "array",
+    "str": "string",
+    "text": "string",
+    "none": "null",
+}
+
+
+def _kind(name: str) -> str:
+    return _TYPE_ALIASES.get(name.lower(), name.lower())
 
 
 def parameter_schema(tool_schema: Mapping[str, Any] | None, key: str) -> Mapping[str, Any] | None:
@@ -43,9 +61,9 @@ def allowed_types(schema: Mapping[str, Any]) -> set[str]:
     found: set[str] = set()
     kind = schema.get("type")
     if isinstance(kind, str):
-        found.add(kind)
+        found.add(_kind(kind))
     elif isinstance(kind, list):
-        found.update(k for k in kind if isinstance(k, str))
+        found.update(_kind(k) for k in kind if isinstance(k, str))
     values = list(schema.get("enum") or ())
     if "const" in schema:
         values.append(schema["const"])
