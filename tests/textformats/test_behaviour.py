@@ -303,6 +303,8 @@ def test_auto_without_markers_is_plain_text() -> None:
         ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
         ("google/functiongemma-270m-it", "functiongemma"),
         ("microsoft/Phi-4-mini-instruct", "phi4_mini"),
+        ("stepfun-ai/step3", "step3"),
+        ("stepfun-ai/Step-3.5-Flash", "qwen3_coder"),
         ("some/unknown-model", None),
     ],
 )

@@ -240,6 +240,17 @@ def py_call(name: str, args: dict[str, Any]) -> str:
     return name + "(" + ", ".join(f"{k}={v!r}" for k, v in args.items()) + ")"
 
 
+def step3(name: str, args: dict[str, Any]) -> str:
+    params = "".join(
+        f'<steptml:parameter name="{k}">{xml_value(v)}</steptml:parameter>' for k, v in args.items()
+    )
+    return (
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        f'<steptml:invoke name="{name}">{params}</steptml:invoke>'
+        "<｜tool_call_end｜><｜tool_calls_end｜>"
+    )
+
+
 def one_each(family: str, render: Any, cut: str) -> list[Case]:
     return cases_sectioned(family, render, lambda calls: "".join(calls), cut)
 
@@ -278,6 +289,17 @@ CASES: list[Case] = [
         "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Os",
     ),
     *cases_schema_typed("agent", invoke, '<invoke name="get_weather">\n<parameter name="city">Os'),
+    *cases_schema_typed(
+        "step3",
+        step3,
+        '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">'
+        '<steptml:parameter name="city">Os',
+    ),
+    *one_each(
+        "agent",
+        lambda n, a: f"[TOOL_REQUEST] {n} {js(a)} [END_TOOL_REQUEST]",
+        '[TOOL_REQUEST] get_weather {"city": "Os',
+    ),
     *cases_sectioned(
         "deepseek_v3",
         ds_v3_call,

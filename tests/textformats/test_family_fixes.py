@@ -240,6 +240,86 @@ CASES += [
 ]
 
 
+# families toolwire lacked: GLM-4.6 output passed on escaped, the agents' own forms
+GLM_ESCAPED = (
+    r"<tool_call>search\n<arg_key>query</arg_key>\n<arg_value>say \"hi\"\nbye</arg_value>"
+    r"\n<arg_key>filters</arg_key>\n<arg_value>{\"a\": [1]}</arg_value>\n</tool_call>"
+)
+CASES += [
+    Case(
+        "glm45-escaped-output",
+        "glm45",
+        "ok " + GLM_ESCAPED,
+        [("search", {"query": 'say "hi"\nbye', "filters": {"a": [1]}}, "repaired")],
+        text="ok ",
+    ),
+    Case(
+        "auto-glm-escaped-output",
+        "auto",
+        GLM_ESCAPED,
+        [("search", {"query": 'say "hi"\nbye', "filters": {"a": [1]}}, "repaired")],
+        text="",
+    ),
+    Case(
+        "agent-use-tags",
+        "agent",
+        'a <use get_weather city="Oslo" days="3"></use> b <use ping/> c <use search query="x" limit="2">',
+        [
+            ("get_weather", {"city": "Oslo", "days": 3}, "complete"),
+            P,
+            ("search", {"query": "x", "limit": 2}, "complete"),
+        ],
+        text="a  b  c ",
+    ),
+    Case(
+        "agent-use-in-prose-stays-text",
+        "agent",
+        "Please <use this> wisely, and a <user> tag.",
+        [],
+        text="Please <use this> wisely, and a <user> tag.",
+    ),
+    Case(
+        "agent-sparkle-lines",
+        "agent",
+        'a\n✨ tool_call: get_weather for city Oslo days 3\nb\n✨ tool_call: search for query "rust lang"',
+        [
+            ("get_weather", {"city": "Oslo", "days": 3}, "complete"),
+            ("search", {"query": "rust lang"}, "complete"),
+        ],
+        text="a\nb\n",
+    ),
+    Case(
+        "agent-sparkle-unreadable-is-invalid",
+        "agent",
+        "✨ tool_call: get_weather for city",
+        [("get_weather", None, "invalid")],
+        text="",
+    ),
+    Case(
+        "agent-tool-arguments-as-xml-children",
+        "agent",
+        "<tool><name>get_weather</name><arguments>\n<city>Oslo</city>\n<days>3</days>\n</arguments></tool>x",
+        [("get_weather", {"city": "Oslo", "days": 3}, "complete")],
+        text="x",
+    ),
+    Case(
+        "agent-tool-request-end-variant",
+        "agent",
+        'a [TOOL_REQUEST] get_weather {"city": "Oslo"} [END_TOOL_REQUEST] b',
+        [W],
+        text="a  b",
+    ),
+    Case(
+        "auto-step3",
+        "auto",
+        '<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="get_weather">'
+        '<steptml:parameter name="city">Oslo</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>',
+        [W],
+        text="",
+    ),
+]
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_family_fix(case: Case) -> None:
     check_case(case)

@@ -40,6 +40,7 @@ from toolwire.textformats.pythonic import PythonicExtractor
 from toolwire.textformats.qwen3_coder import Qwen3CoderExtractor
 from toolwire.textformats.scanner import TextScanner
 from toolwire.textformats.seed_oss import SeedOssExtractor
+from toolwire.textformats.step3 import Step3Extractor
 from toolwire.textformats.xlam import XlamExtractor
 
 EXTRACTORS: dict[str, type[TextScanner]] = {
@@ -64,6 +65,7 @@ EXTRACTORS: dict[str, type[TextScanner]] = {
     "hunyuan": JambaExtractor,
     "internlm": InternLMExtractor,
     "phi4_mini": Phi4MiniExtractor,
+    "step3": Step3Extractor,
     "agent": AgentExtractor,
 }
 # other names the same families go by

@@ -1,38 +1,55 @@
 """Plain-text forms that agents prompt models to write (no native format):
 
-- ``[TOOL_REQUEST] N {args} [TOOL_REQUEST_END]``
+- ``[TOOL_REQUEST] N {args} [TOOL_REQUEST_END]`` (or ``[END_TOOL_REQUEST]``)
 - ``<invoke name="N"><parameter name="K">V</parameter></invoke>`` (schema-typed),
   optionally inside ``<function_calls>``
-- ``<tool><name>N</name><arguments>{args}</arguments></tool>``
+- ``<tool><name>N</name><arguments>{args}</arguments></tool>``; the arguments may be
+  XML child elements instead, ``<arguments><k>v</k></arguments>`` (schema-typed)
+- ``<use N k="v" …>`` (optionally closed by ``</use>``, or written ``<use … />``;
+  schema-typed)
+- ``✨ tool_call: N for k v k2 v2`` on one line (values may be quoted; schema-typed)
 - a ```` ```json ```` fence holding ``{"name", "arguments"}``
 """
 
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+import shlex
+from typing import Any, ClassVar
 
 from toolwire.assemble import JsonScanner
-from toolwire.textformats.invoke import InvokeExtractor
+from toolwire.textformats.invoke import InvokeExtractor, attributes
 from toolwire.textformats.jsoncalls import envelopes
+from toolwire.textformats.qwen3_coder import strip_newlines
 from toolwire.textformats.scanner import Grammar, Markers
+from toolwire.textformats.values import parameter_schema, type_value
 
-_REQUEST_NAME_END = Markers("{", "[TOOL_REQUEST_END]")
+REQUEST_ENDS = ("[TOOL_REQUEST_END]", "[END_TOOL_REQUEST]")
+SPARKLE = "✨ tool_call:"
+_REQUEST_NAME_END = Markers("{", *REQUEST_ENDS)
 _NAME_CLOSE = Markers("</name>", "</tool>")
 _ARGS_END = Markers("</arguments>", "</tool>")
+_TAG_END = Markers(">")
+_LINE_END = Markers("\n")
 _FENCED = re.compile(r'[ \t\r\n]{0,16}\{[ \t\r\n]{0,16}"(?:name|arguments|parameters)"')
+_USE_NAME = re.compile(r"[ \t]{0,8}[A-Za-z_][\w.-]{0,127}(?=[\s/>])")
+_CHILD = re.compile(r"<([A-Za-z_][\w.-]*)\s*>(.*?)</\1\s*>", re.DOTALL)
 
 
 class AgentExtractor(InvokeExtractor):
     WRAPPERS: ClassVar[dict[str, str]] = {"<function_calls>": "</function_calls>"}
-    START = ("[TOOL_REQUEST]", "<invoke", "<tool>", "```json", "<function_calls>")
-    STRAY = ("[TOOL_REQUEST_END]", "</function_calls>")
+    START = ("[TOOL_REQUEST]", "<invoke", "<tool>", "```json", "<function_calls>", "<use ", SPARKLE)
+    STRAY = (*REQUEST_ENDS, "</function_calls>")
 
     def call(self, marker: str) -> Grammar:
         if marker == "[TOOL_REQUEST]":
             handled = yield from self._request()
         elif marker == "<tool>":
             handled = yield from self._tool()
+        elif marker == "<use ":
+            handled = yield from self._use()
+        elif marker == SPARKLE:
+            handled = yield from self._sparkle()
         elif marker == "```json":
             fenced = yield (self.peek, _FENCED, 64, "{")
             if not fenced:
@@ -52,9 +69,51 @@ class AgentExtractor(InvokeExtractor):
         done = yield (self.json, JsonScanner(), lambda t: self.arguments(index, t))
         self.end_call(index, truncated=not done)
         if done:
-            r = yield (self.expect, ("[TOOL_REQUEST_END]",))
+            r = yield (self.expect, REQUEST_ENDS)
             if isinstance(r, str):
                 self.skip(len(r))
+        return True
+
+    def _typed(self, name: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:
+        """Raw text values typed by the tool's schema."""
+        schema = self.schema_for(name)
+        return {k: type_value(v, parameter_schema(schema, k)) for k, v in pairs}
+
+    def _use(self) -> Grammar:
+        """``<use N k="v" …>``, optionally closed by ``</use>`` or written ``/>``. With
+        tools declared, N must name one: ``<use this>`` in prose stays text."""
+        found = yield (self.peek, _USE_NAME, 140)
+        if not found or (self.tools and self.schema_for(found.group().strip()) is None):
+            return False
+        tag, m = yield from self.capture(_TAG_END)
+        tag = tag.strip().removesuffix("/").strip()
+        name, _, rest = tag.partition(" ")
+        index = self.begin_call(name)
+        if m is None:
+            self.end_call(index, truncated=True)
+            return True
+        pairs = list(attributes(rest).items())
+        if pairs:
+            self.arguments(index, self._typed(name, pairs))
+        self.end_call(index)
+        r = yield (self.expect, ("</use>",))
+        if isinstance(r, str):
+            self.skip(len(r))
+        return True
+
+    def _sparkle(self) -> Grammar:
+        """``✨ tool_call: N for k v …``: one line; the end of the output ends it too."""
+        line, _ = yield from self.capture(_LINE_END)
+        try:
+            words = shlex.split(line)
+        except ValueError:  # an open quote: not readable
+            words = []
+        if not words or (len(words) > 1 and words[1] != "for") or len(words) % 2:
+            self.whole_call(words[0] if words else None, line.strip(), unreadable="not N for k v")
+            return True
+        name, values = words[0], words[2:]
+        pairs = list(zip(values[::2], values[1::2], strict=True))
+        self.whole_call(name, self._typed(name, pairs) if pairs else None)
         return True
 
     def _tool(self) -> Grammar:
@@ -70,8 +129,16 @@ class AgentExtractor(InvokeExtractor):
         r = yield (self.expect, ("<arguments>", "</tool>"))
         if r == "<arguments>":
             self.skip(len(r))
-            m, scan = yield from self.stream_arguments(index, _ARGS_END)
-            self.end_call(index, truncated=m is None and not scan.balanced)
+            child = yield (self.expect, ("<",))
+            if child == "<":  # XML child elements, one per argument
+                raw, m = yield from self.capture(_ARGS_END)
+                pairs = [(k, strip_newlines(v)) for k, v in _CHILD.findall(raw)]
+                if pairs:
+                    self.arguments(index, self._typed(name.strip(), pairs))
+                self.end_call(index, truncated=m is None)
+            else:
+                m, scan = yield from self.stream_arguments(index, _ARGS_END)
+                self.end_call(index, truncated=m is None and not scan.balanced)
             if m == "</arguments>":
                 r = yield (self.expect, ("</tool>",))
         else:

@@ -36,6 +36,8 @@ MARKER_FAMILIES: dict[str, str] = {
     "<tool_calls>": "jamba",
     "<|action_start|>": "internlm",
     "functools[": "phi4_mini",
+    "<｜tool_calls_begin｜>": "step3",
+    "<steptml:invoke": "step3",
     "[TOOL_REQUEST]": "agent",
     "<invoke": "agent",
     "<tool>": "agent",
@@ -43,7 +45,7 @@ MARKER_FAMILIES: dict[str, str] = {
 
 _TOOL_CALL_BODY = re.compile(
     r"[ \t\r\n]{0,64}(?:(?P<hermes>\{)|(?P<granite>\[)|(?P<qwen3_coder><function=)"
-    r"|(?P<glm47>[\w.:/-]{1,128}(?=[ \t]{0,8}(?:\r?\n|<arg_key>|</tool_call>))))"
+    r"|(?P<glm47>[\w.:/-]{1,128}(?=[ \t]{0,8}(?:\r?\n|\\n|<arg_key>|</tool_call>))))"
 )
 _BARE = re.compile(
     r'[ \t\r\n]{0,64}(?:(?P<llama3_json>\{[ \t\r\n]{0,16}"(?:name|type)")'

@@ -1,6 +1,8 @@
 """GLM-4.5 / 4.6: ``<tool_call>N\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…
 </tool_call>``; values typed by the schema (non-string values are written as JSON).
 GLM-4.7 drops the newline after N (see glm47); both are read by the same grammar.
+GLM-4.6 output that a server passed on JSON-escaped (``N\\n<arg_key>…``, values with
+``\\"``) is read too: its values are unescaped.
 """
 
 from __future__ import annotations
@@ -8,14 +10,35 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 from toolwire.textformats.qwen3_coder import strip_newlines
 from toolwire.textformats.scanner import Grammar, Markers, TextScanner
 from toolwire.textformats.values import parameter_schema, type_value
 
 # a name, delimited by what may follow it: bounded, so any chunking decides alike
-_NAME = re.compile(r"[ \t\r\n]{0,8}([\w.:/-]{1,128})(?=[ \t]{0,8}(?:\r?\n|<arg_key>|</tool_call>))")
+_NAME = re.compile(
+    r"[ \t\r\n]{0,8}([\w.:/-]{1,128})(?=[ \t]{0,8}(?:\r?\n|\\n|<arg_key>|</tool_call>))"
+)
+# GLM-4.6 output passed on JSON-escaped: a literal backslash-n after the name, and
+# values whose quotes and newlines are escapes
+_ESCAPED = re.compile(r"[ \t]{0,8}\\n")
 _NAME_AT_END = re.compile(r"\s*([\w.:/-]{0,128})\s*")
 _NAME_LEAD = "".join(chr(c) for c in range(128) if chr(c).isalnum()) + "_.:/-"
+
+
+def unescape(raw: str) -> str:
+    """A value from an escaped block: literal ``\\n`` around it dropped, escapes
+    decoded; text that is not a valid escaped string is kept as written."""
+    if raw.startswith("\\n"):
+        raw = raw[2:]
+    if raw.endswith("\\n") and not raw.endswith("\\\\n"):
+        raw = raw[:-2]
+    try:
+        value = orjson.loads(f'"{raw}"')
+    except orjson.JSONDecodeError:
+        return raw
+    return value if isinstance(value, str) else raw
 
 
 class Glm45Extractor(TextScanner):
@@ -40,7 +63,9 @@ class Glm45Extractor(TextScanner):
             return True
         name = found.group(1)
         self.skip(found.end() - self._pos)
-        index = self.begin_call(name)
+        escaped = _ESCAPED.match(self._buf, self._pos) is not None
+        # decoding the escapes changes what was sent: it is named
+        index = self.begin_call(name, repairs=("unescaped_markup",) if escaped else ())
         schema = self.schema_for(name)
         args: dict[str, Any] = {}
         m = yield (self.until, self._next_tag, None, False)
@@ -55,7 +80,8 @@ class Glm45Extractor(TextScanner):
             if m is None:
                 break  # the value was cut off: it is not kept
             key = key.strip()
-            args[key] = type_value(strip_newlines(raw), parameter_schema(schema, key))
+            value = unescape(raw) if escaped else strip_newlines(raw)
+            args[key] = type_value(value, parameter_schema(schema, key))
             if m == "</arg_value>":
                 m = yield (self.until, self._next_tag, None, False)
         if args:

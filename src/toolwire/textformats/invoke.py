@@ -27,6 +27,7 @@ class InvokeExtractor(TextScanner):
 
     PREFIX = ""
     WRAPPERS: ClassVar[dict[str, str]] = {}  # open → close
+    LEADS: tuple[str, ...] = ()  # markup that may come between a wrapper and an invoke
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -48,7 +49,7 @@ class InvokeExtractor(TextScanner):
                 return False
             yield from self._read_invoke()
             return True
-        r = yield from self.after_marker((self._invoke,))
+        r = yield from self.after_marker((self._invoke, *self.LEADS))
         if isinstance(r, bool):
             return r
         while True:

@@ -15,6 +15,8 @@ MODEL_FAMILIES: tuple[tuple[str, str], ...] = (
     ("qwen3_5*", "qwen3_coder"),
     ("step-3.5*", "qwen3_coder"),
     ("step3.5*", "qwen3_coder"),
+    ("step-3*", "step3"),
+    ("step3*", "step3"),
     ("qwen*", "hermes"),
     ("qwq*", "hermes"),
     ("*hermes*", "hermes"),
