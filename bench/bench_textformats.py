@@ -153,6 +153,14 @@ RENDER: dict[str, Render] = {
     "hunyuan": lambda n, a: f"<tool_calls>[{_env(n, a)}]</tool_calls>",
     "internlm": lambda n, a: f"<|action_start|><|plugin|>{_env(n, a, 'parameters')}<|action_end|>",
     "phi4_mini": lambda n, a: f"functools[{_env(n, a)}]",
+    "step3": lambda n, a: (
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        f'<steptml:invoke name="{n}">'
+        + "".join(
+            f'<steptml:parameter name="{k}">{_xml(v)}</steptml:parameter>' for k, v in a.items()
+        )
+        + "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
+    ),
     "agent": lambda n, a: f"[TOOL_REQUEST] {n} {_js(a)} [TOOL_REQUEST_END]",
 }
 
