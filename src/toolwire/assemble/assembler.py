@@ -10,7 +10,10 @@ that slot has none yet; a fragment without id goes to its index's slot (0 is an 
 F20), or, without index, to the most recent open slot (F4). Name and id are set once;
 a different name for the same call is recorded as a conflict, never concatenated (F8).
 Cumulative snapshots are detected and latched per slot; only the new suffix is kept
-(F7).
+(F7). Plain text may look like snapshots too (a whitespace-led delta after a blank
+one); while both readings fit, the slot keeps the plain text, shows no new argument
+text, and takes the snapshot reading only once the plain one cannot become JSON: a
+plain concatenation that parses is never read as anything else.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from toolwire.assemble.jsonscan import JsonScanner
+from toolwire.assemble.jsonscan import JsonScanner, may_become_json, parses_as_json
 from toolwire.events import (
     ArgumentsDelta,
     CallFinished,
@@ -94,6 +97,7 @@ def normalize_finish_reason(raw: object) -> FinishReason | None:
 
 class _Slot:
     __slots__ = (
+        "checked",
         "closed",
         "cumulative",
         "errors",
@@ -106,7 +110,9 @@ class _Slot:
         "parts",
         "repairs",
         "scan",
+        "shown",
         "size",
+        "snapshot",
         "snapshots",
         "started_event",
     )
@@ -124,6 +130,11 @@ class _Slot:
         self.closed = False  # takes no more fragments
         self.finished = False  # its CallFinished is out
         self.snapshots = True  # may be fed cumulative snapshots (F7); extractors never are
+        # while plain text and snapshots both fit (see ``_undecided``): the snapshot
+        # reading's text; how much text was shown before; the plain size last checked
+        self.snapshot: str | None = None
+        self.shown = 0
+        self.checked = 0
         self.started_event = False
         self.repairs: list[str] = []
         self.errors: list[str] = []
@@ -216,6 +227,7 @@ class CallAssembler:
             self._append(slot, arguments)
         else:
             # F10: an object instead of a JSON string; it replaces, like a snapshot
+            slot.snapshot = None
             slot.object_value = arguments
             text = orjson.dumps(arguments).decode()
             slot.parts = [text]
@@ -235,7 +247,13 @@ class CallAssembler:
         """The size of the argument text so far of the slot at ``index``, if text may be
         appended to it without routing decisions (see ``appends_plainly``); else -1."""
         slot = self._by_index.get(index)
-        if slot is None or slot.closed or slot.cumulative or not slot.started_event:
+        if (
+            slot is None
+            or slot.closed
+            or slot.cumulative
+            or slot.snapshot is not None
+            or not slot.started_event
+        ):
             return -1
         return slot.size
 
@@ -351,12 +369,13 @@ class CallAssembler:
 
     @staticmethod
     def _is_snapshot(slot: _Slot, text: object) -> bool:
-        return (
-            slot.snapshots
-            and isinstance(text, str)
-            and len(text) >= slot.size > 0
-            and text.startswith(slot.raw())
-        )
+        """``text`` may repeat everything so far (under the snapshot reading, if the
+        slot has not decided between readings yet)."""
+        if not slot.snapshots or not isinstance(text, str):
+            return False
+        if slot.snapshot is not None:
+            return text.startswith(slot.snapshot)
+        return len(text) >= slot.size > 0 and text.startswith(slot.raw())
 
     def _append(self, slot: _Slot, text: str) -> None:
         if not text:
@@ -365,10 +384,16 @@ class CallAssembler:
             # the call is already out: keep the text visible rather than drop it
             self.error(f"argument text arrived after call {slot.id or slot.number} finished", text)
             return
+        if slot.snapshot is not None:
+            self._append_undecided(slot, text)
+            return
         size = slot.size
         if slot.cumulative or self._is_snapshot(slot, text):
-            # F7: a snapshot repeating everything so far; keep only the new suffix
             if not slot.cumulative:
+                if may_become_json(slot.raw() + text):
+                    self._undecided(slot, text)
+                    return
+                # F7: a snapshot repeating everything so far; keep only the new suffix
                 slot.cumulative = True
                 slot.repairs.append("cumulative_snapshots")
             if text.startswith(slot.raw()):
@@ -384,6 +409,57 @@ class CallAssembler:
         slot.size += len(text)
         if slot.started_event:
             self.events.append(ArgumentsDelta(slot.number, text))
+
+    @staticmethod
+    def _undecided(slot: _Slot, text: str) -> None:
+        """``text`` repeats the slot's text, yet appended to it may still become JSON:
+        keep the plain text and remember the snapshot reading; show nothing new until
+        one of them is ruled out."""
+        slot.snapshot = text
+        slot.shown = slot.size
+        slot.parts.append(text)
+        slot.size += len(text)
+        slot.checked = slot.size
+
+    def _append_undecided(self, slot: _Slot, text: str) -> None:
+        if text.startswith(slot.snapshot or ""):  # both readings still fit
+            slot.snapshot = text
+            slot.parts.append(text)
+            slot.size += len(text)
+            if slot.size >= 2 * slot.checked:
+                # true snapshots pile up in the plain text: rule it out as soon as it
+                # cannot become JSON, checking at each doubling (linear in all)
+                slot.checked = slot.size
+                if not may_become_json(slot.raw()):
+                    self._decide(slot, snapshots=True)
+            return
+        # not a snapshot: plain text, unless that cannot become JSON either (then the
+        # snapshot reading reports the break, as for any snapshot that does not extend)
+        self._decide(slot, snapshots=not may_become_json(slot.raw() + text))
+        self._append(slot, text)
+
+    def _decide(self, slot: _Slot, *, snapshots: bool) -> None:
+        """Take one reading of an undecided slot and show the text held back."""
+        snapshot = slot.snapshot or ""
+        slot.snapshot = None
+        if snapshots:
+            slot.parts = [snapshot]
+            slot.size = len(snapshot)
+            slot.scan = JsonScanner()
+            slot.cumulative = True
+            slot.repairs.append("cumulative_snapshots")
+        if slot.started_event and slot.size > slot.shown:
+            self.events.append(ArgumentsDelta(slot.number, slot.raw()[slot.shown :]))
+
+    def _decide_at_end(self, slot: _Slot) -> None:
+        """The slot's text is all in: plain text that parses wins; else snapshots that
+        parse; else whichever may still be JSON cut short, plain text first."""
+        plain = slot.raw()
+        if parses_as_json(plain):
+            snapshots = False
+        else:
+            snapshots = parses_as_json(slot.snapshot or "") or not may_become_json(plain)
+        self._decide(slot, snapshots=snapshots)
 
     @staticmethod
     def _scanned(slot: _Slot) -> JsonScanner:
@@ -410,6 +486,8 @@ class CallAssembler:
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)
 
     def _finish_slot(self, slot: _Slot, *, truncated: bool) -> None:
+        if slot.snapshot is not None:
+            self._decide_at_end(slot)
         slot.closed = slot.finished = True
         if self._open is slot:
             self._open = None
