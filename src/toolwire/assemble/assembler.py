@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from toolwire.assemble.jsonscan import JsonScanner, may_become_json, parses_as_json
+from toolwire.assemble.jsonscan import JsonScanner
 from toolwire.events import (
     ArgumentsDelta,
     CallFinished,
@@ -39,6 +39,7 @@ from toolwire.events import (
     Usage,
 )
 from toolwire.finish import NOT_GIVEN, CallFinisher
+from toolwire.jsontext import may_become_json, parses_as_json
 from toolwire.repair import partial_value
 from toolwire.spec import ToolSpec
 
@@ -164,6 +165,7 @@ class CallAssembler:
         # a provider decoder flushes first, so its open calls are judged by it (F1)
         self.before_finish: Callable[[], None] | None = None
         self._calls_made = 0
+        self._calls_cut = 0  # calls that came out truncated
 
     # -- fragments in ---------------------------------------------------------------
 
@@ -297,7 +299,9 @@ class CallAssembler:
             reason = "error" if dropped else "stop"
             if dropped:
                 self.error("the stream ended without a finish reason (connection dropped?)")
-        if reason == "stop" and self._calls_made:
+        if self._calls_cut and reason in ("stop", "tool_calls"):
+            reason = "length"  # F33: a call was cut off, whatever the server said
+        elif reason == "stop" and self._calls_made:
             reason = "tool_calls"  # F17: calls were made
         self.events.append(StreamFinished(reason, self._usage, self._raw_finish))
 
@@ -527,6 +531,8 @@ class CallAssembler:
         if not name:
             call = _as_invalid(call)
         self._calls_made += 1
+        if call.status == "truncated":
+            self._calls_cut += 1
         self.events.append(CallFinished(call))
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
 _STRUCTURE = re.compile(r'["{}\[\]]')
 # a string's body: ordinary characters, each escape taken whole
 _STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
@@ -81,23 +79,3 @@ class JsonScanner:
         self.depth = depth
         self.in_string = in_string
         return first_close
-
-
-def parses_as_json(text: str) -> bool:
-    """``text`` is one whole JSON document, read strictly."""
-    try:
-        orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return False
-    return True
-
-
-def may_become_json(text: str) -> bool:
-    """``text`` is one JSON document or the start of one: strict parsing fails, if at
-    all, only for want of more text (C speed; the error position is in characters)."""
-    try:
-        orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        # orjson reports JSON whitespace alone as an error at 0
-        return exc.pos >= len(text) or not text.strip(" \t\n\r")
-    return True
