@@ -39,6 +39,7 @@ from toolwire.events import (
     Usage,
 )
 from toolwire.finish import NOT_GIVEN, CallFinisher
+from toolwire.invalid_utf8 import REPLACEMENT
 from toolwire.jsontext import may_become_json, parses_as_json
 from toolwire.repair import partial_value
 from toolwire.spec import ToolSpec
@@ -59,6 +60,8 @@ def appends_plainly(text: str, size: int) -> bool:
     may be a snapshot: F7), and not opening a value (F3)."""
     return 0 < len(text) < size and not (text[0] in MAY_OPEN and opens_value(text))
 
+
+_Arguments = str | Mapping[str, Any] | list[Any] | None
 
 _FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
@@ -166,6 +169,10 @@ class CallAssembler:
         self.before_finish: Callable[[], None] | None = None
         self._calls_made = 0
         self._calls_cut = 0  # calls that came out truncated
+        # set by a decoder while it reads a message whose bytes that were not UTF-8
+        # became this character (``toolwire.invalid_utf8``): it is turned into U+FFFD
+        # here, and a call whose arguments held it is repaired (F29)
+        self.invalid_utf8: str | None = None
 
     # -- fragments in ---------------------------------------------------------------
 
@@ -175,9 +182,13 @@ class CallAssembler:
 
     def reasoning(self, text: str) -> None:
         if text:
+            if self.invalid_utf8 is not None:
+                text = self._unmarked(text)
             self.events.append(ReasoningDelta(text))
 
     def error(self, message: str, raw: str = "") -> None:
+        if self.invalid_utf8 is not None:
+            message, raw = self._unmarked(message), self._unmarked(raw)
         self.events.append(StreamError(message, raw))
 
     def set_usage(self, usage: Usage) -> None:
@@ -211,10 +222,17 @@ class CallAssembler:
             id = None
         if not isinstance(name, str) or not name:
             name = None
+        replaced = False
+        if self.invalid_utf8 is not None:
+            id = id and self._unmarked(id)
+            name = name and self._unmarked(name)
+            arguments, replaced = self._unmarked_arguments(arguments)
         slot = self._route(index, id, name, arguments)
         if not snapshots:
             slot.snapshots = False
         slot.repairs.extend(repairs)
+        if replaced and "invalid_utf8" not in slot.repairs:
+            slot.repairs.append("invalid_utf8")
         if name is not None and slot.name != name:
             if slot.name is None:
                 slot.name = name
@@ -240,7 +258,7 @@ class CallAssembler:
     def fast_arguments(self, index: int, text: str) -> bool:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""
-        if appends_plainly(text, self.open_size(index)):
+        if self.invalid_utf8 is None and appends_plainly(text, self.open_size(index)):
             self.extend_arguments(index, [text])
             return True
         return False
@@ -321,6 +339,27 @@ class CallAssembler:
         return partial_value(slot.raw())
 
     # -- internals --------------------------------------------------------------------
+
+    def _unmarked(self, text: str) -> str:
+        """``text`` with the marker of bytes that were not UTF-8 made U+FFFD."""
+        marker = self.invalid_utf8
+        return text if marker is None else text.replace(marker, REPLACEMENT)
+
+    def _unmarked_arguments(self, arguments: _Arguments) -> tuple[_Arguments, bool]:
+        """Arguments with the marker made U+FFFD, and whether they held it."""
+        marker = self.invalid_utf8
+        if marker is None or arguments is None:
+            return arguments, False
+        if isinstance(arguments, str):
+            return arguments.replace(marker, REPLACEMENT), marker in arguments
+        try:
+            text = orjson.dumps(arguments).decode()
+        except TypeError:  # not JSON data: it cannot have come from a marked message
+            return arguments, False
+        if marker not in text:
+            return arguments, False
+        value: dict[str, Any] | list[Any] = orjson.loads(text.replace(marker, REPLACEMENT))
+        return value, True
 
     def _new_slot(self, index: int | None, id: str | None) -> _Slot:
         slot = _Slot(len(self._slots), index, id)
