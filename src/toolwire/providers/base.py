@@ -194,8 +194,11 @@ class SSEWireDecoder(WireDecoder):
             marked, marker = mark_invalid_utf8(block)
             if marker is not None:
                 message = self._sse.message(marked) or message
-        with self.marked_bytes(marker):
+        if marker is None:
             self.dispatch(message)
+        else:
+            with self.marked_bytes(marker):
+                self.dispatch(message)
 
     def learn(
         self,
