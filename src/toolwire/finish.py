@@ -16,8 +16,9 @@ from jsonschema import validators
 
 from toolwire.coerce import WRAPPER_KEYS, coerce_arguments
 from toolwire.events import CallStatus, ToolCall
+from toolwire.jsontext import json_cut_short
 from toolwire.names import resolve_tool_name, unknown_tool_message
-from toolwire.repair import repair_json
+from toolwire.repair import partial_value, repair_json
 from toolwire.schemacheck import compile_check
 from toolwire.spec import ToolSpec
 
@@ -199,12 +200,19 @@ class CallFinisher:
                 value = {}  # F2: a tool with no parameters sends "" or nothing
             else:
                 result = repair_json(raw_arguments)
-                done.extend(result.repairs)
-                truncated = truncated or result.truncated
-                value = result.value
-                if not result.ok:
-                    readable = False
-                    unreadable = f"arguments are not readable JSON: {result.error}"
+                as_sent = result.ok and not result.repairs
+                if not (as_sent or result.truncated) and json_cut_short(raw_arguments):
+                    # strict JSON stops only for want of more text: the call was cut off,
+                    # whatever finish reason was sent and the ladder made of it (F33)
+                    truncated = True
+                    value = partial_value(raw_arguments)
+                else:
+                    done.extend(result.repairs)
+                    truncated = truncated or result.truncated
+                    value = result.value
+                    if not result.ok:
+                        readable = False
+                        unreadable = f"arguments are not readable JSON: {result.error}"
 
         def make(status: CallStatus, arguments: dict[str, Any] | None, partial: Any) -> ToolCall:
             return ToolCall(

@@ -10,7 +10,10 @@ that slot has none yet; a fragment without id goes to its index's slot (0 is an 
 F20), or, without index, to the most recent open slot (F4). Name and id are set once;
 a different name for the same call is recorded as a conflict, never concatenated (F8).
 Cumulative snapshots are detected and latched per slot; only the new suffix is kept
-(F7).
+(F7). Plain text may look like snapshots too (a whitespace-led delta after a blank
+one); while both readings fit, the slot keeps the plain text, shows no new argument
+text, and takes the snapshot reading only once the plain one cannot become JSON: a
+plain concatenation that parses is never read as anything else.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from toolwire.events import (
     Usage,
 )
 from toolwire.finish import NOT_GIVEN, CallFinisher
+from toolwire.invalid_utf8 import REPLACEMENT
+from toolwire.jsontext import may_become_json, parses_as_json
 from toolwire.repair import partial_value
 from toolwire.spec import ToolSpec
 
@@ -55,6 +60,8 @@ def appends_plainly(text: str, size: int) -> bool:
     may be a snapshot: F7), and not opening a value (F3)."""
     return 0 < len(text) < size and not (text[0] in MAY_OPEN and opens_value(text))
 
+
+_Arguments = str | Mapping[str, Any] | list[Any] | None
 
 _FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
@@ -94,6 +101,7 @@ def normalize_finish_reason(raw: object) -> FinishReason | None:
 
 class _Slot:
     __slots__ = (
+        "checked",
         "closed",
         "cumulative",
         "errors",
@@ -106,7 +114,9 @@ class _Slot:
         "parts",
         "repairs",
         "scan",
+        "shown",
         "size",
+        "snapshot",
         "snapshots",
         "started_event",
         "unreadable",
@@ -125,6 +135,11 @@ class _Slot:
         self.closed = False  # takes no more fragments
         self.finished = False  # its CallFinished is out
         self.snapshots = True  # may be fed cumulative snapshots (F7); extractors never are
+        # while plain text and snapshots both fit (see ``_undecided``): the snapshot
+        # reading's text; how much text was shown before; the plain size last checked
+        self.snapshot: str | None = None
+        self.shown = 0
+        self.checked = 0
         self.started_event = False
         self.repairs: list[str] = []
         self.errors: list[str] = []
@@ -155,6 +170,11 @@ class CallAssembler:
         # a provider decoder flushes first, so its open calls are judged by it (F1)
         self.before_finish: Callable[[], None] | None = None
         self._calls_made = 0
+        self._calls_cut = 0  # calls that came out truncated
+        # set by a decoder while it reads a message whose bytes that were not UTF-8
+        # became this character (``toolwire.invalid_utf8``): it is turned into U+FFFD
+        # here, and a call whose arguments held it is repaired (F29)
+        self.invalid_utf8: str | None = None
 
     # -- fragments in ---------------------------------------------------------------
 
@@ -164,9 +184,13 @@ class CallAssembler:
 
     def reasoning(self, text: str) -> None:
         if text:
+            if self.invalid_utf8 is not None:
+                text = self._unmarked(text)
             self.events.append(ReasoningDelta(text))
 
     def error(self, message: str, raw: str = "") -> None:
+        if self.invalid_utf8 is not None:
+            message, raw = self._unmarked(message), self._unmarked(raw)
         self.events.append(StreamError(message, raw))
 
     def set_usage(self, usage: Usage) -> None:
@@ -204,12 +228,19 @@ class CallAssembler:
             id = None
         if not isinstance(name, str) or not name:
             name = None
+        replaced = False
+        if self.invalid_utf8 is not None:
+            id = id and self._unmarked(id)
+            name = name and self._unmarked(name)
+            arguments, replaced = self._unmarked_arguments(arguments)
         slot = self._route(index, id, name, arguments)
         if not snapshots:
             slot.snapshots = False
         slot.repairs.extend(repairs)
         if unreadable:
             slot.unreadable = unreadable
+        if replaced and "invalid_utf8" not in slot.repairs:
+            slot.repairs.append("invalid_utf8")
         if name is not None and slot.name != name:
             if slot.name is None:
                 slot.name = name
@@ -224,6 +255,7 @@ class CallAssembler:
             self._append(slot, arguments)
         else:
             # F10: an object instead of a JSON string; it replaces, like a snapshot
+            slot.snapshot = None
             slot.object_value = arguments
             text = orjson.dumps(arguments).decode()
             slot.parts = [text]
@@ -234,7 +266,7 @@ class CallAssembler:
     def fast_arguments(self, index: int, text: str) -> bool:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""
-        if appends_plainly(text, self.open_size(index)):
+        if self.invalid_utf8 is None and appends_plainly(text, self.open_size(index)):
             self.extend_arguments(index, [text])
             return True
         return False
@@ -243,7 +275,13 @@ class CallAssembler:
         """The size of the argument text so far of the slot at ``index``, if text may be
         appended to it without routing decisions (see ``appends_plainly``); else -1."""
         slot = self._by_index.get(index)
-        if slot is None or slot.closed or slot.cumulative or not slot.started_event:
+        if (
+            slot is None
+            or slot.closed
+            or slot.cumulative
+            or slot.snapshot is not None
+            or not slot.started_event
+        ):
             return -1
         return slot.size
 
@@ -287,7 +325,9 @@ class CallAssembler:
             reason = "error" if dropped else "stop"
             if dropped:
                 self.error("the stream ended without a finish reason (connection dropped?)")
-        if reason == "stop" and self._calls_made:
+        if self._calls_cut and reason in ("stop", "tool_calls"):
+            reason = "length"  # F33: a call was cut off, whatever the server said
+        elif reason == "stop" and self._calls_made:
             reason = "tool_calls"  # F17: calls were made
         self.events.append(StreamFinished(reason, self._usage, self._raw_finish))
 
@@ -307,6 +347,27 @@ class CallAssembler:
         return partial_value(slot.raw())
 
     # -- internals --------------------------------------------------------------------
+
+    def _unmarked(self, text: str) -> str:
+        """``text`` with the marker of bytes that were not UTF-8 made U+FFFD."""
+        marker = self.invalid_utf8
+        return text if marker is None else text.replace(marker, REPLACEMENT)
+
+    def _unmarked_arguments(self, arguments: _Arguments) -> tuple[_Arguments, bool]:
+        """Arguments with the marker made U+FFFD, and whether they held it."""
+        marker = self.invalid_utf8
+        if marker is None or arguments is None:
+            return arguments, False
+        if isinstance(arguments, str):
+            return arguments.replace(marker, REPLACEMENT), marker in arguments
+        try:
+            text = orjson.dumps(arguments).decode()
+        except TypeError:  # not JSON data: it cannot have come from a marked message
+            return arguments, False
+        if marker not in text:
+            return arguments, False
+        value: dict[str, Any] | list[Any] = orjson.loads(text.replace(marker, REPLACEMENT))
+        return value, True
 
     def _new_slot(self, index: int | None, id: str | None) -> _Slot:
         slot = _Slot(len(self._slots), index, id)
@@ -359,12 +420,13 @@ class CallAssembler:
 
     @staticmethod
     def _is_snapshot(slot: _Slot, text: object) -> bool:
-        return (
-            slot.snapshots
-            and isinstance(text, str)
-            and len(text) >= slot.size > 0
-            and text.startswith(slot.raw())
-        )
+        """``text`` may repeat everything so far (under the snapshot reading, if the
+        slot has not decided between readings yet)."""
+        if not slot.snapshots or not isinstance(text, str):
+            return False
+        if slot.snapshot is not None:
+            return text.startswith(slot.snapshot)
+        return len(text) >= slot.size > 0 and text.startswith(slot.raw())
 
     def _append(self, slot: _Slot, text: str) -> None:
         if not text:
@@ -373,10 +435,16 @@ class CallAssembler:
             # the call is already out: keep the text visible rather than drop it
             self.error(f"argument text arrived after call {slot.id or slot.number} finished", text)
             return
+        if slot.snapshot is not None:
+            self._append_undecided(slot, text)
+            return
         size = slot.size
         if slot.cumulative or self._is_snapshot(slot, text):
-            # F7: a snapshot repeating everything so far; keep only the new suffix
             if not slot.cumulative:
+                if may_become_json(slot.raw() + text):
+                    self._undecided(slot, text)
+                    return
+                # F7: a snapshot repeating everything so far; keep only the new suffix
                 slot.cumulative = True
                 slot.repairs.append("cumulative_snapshots")
             if text.startswith(slot.raw()):
@@ -392,6 +460,57 @@ class CallAssembler:
         slot.size += len(text)
         if slot.started_event:
             self.events.append(ArgumentsDelta(slot.number, text))
+
+    @staticmethod
+    def _undecided(slot: _Slot, text: str) -> None:
+        """``text`` repeats the slot's text, yet appended to it may still become JSON:
+        keep the plain text and remember the snapshot reading; show nothing new until
+        one of them is ruled out."""
+        slot.snapshot = text
+        slot.shown = slot.size
+        slot.parts.append(text)
+        slot.size += len(text)
+        slot.checked = slot.size
+
+    def _append_undecided(self, slot: _Slot, text: str) -> None:
+        if text.startswith(slot.snapshot or ""):  # both readings still fit
+            slot.snapshot = text
+            slot.parts.append(text)
+            slot.size += len(text)
+            if slot.size >= 2 * slot.checked:
+                # true snapshots pile up in the plain text: rule it out as soon as it
+                # cannot become JSON, checking at each doubling (linear in all)
+                slot.checked = slot.size
+                if not may_become_json(slot.raw()):
+                    self._decide(slot, snapshots=True)
+            return
+        # not a snapshot: plain text, unless that cannot become JSON either (then the
+        # snapshot reading reports the break, as for any snapshot that does not extend)
+        self._decide(slot, snapshots=not may_become_json(slot.raw() + text))
+        self._append(slot, text)
+
+    def _decide(self, slot: _Slot, *, snapshots: bool) -> None:
+        """Take one reading of an undecided slot and show the text held back."""
+        snapshot = slot.snapshot or ""
+        slot.snapshot = None
+        if snapshots:
+            slot.parts = [snapshot]
+            slot.size = len(snapshot)
+            slot.scan = JsonScanner()
+            slot.cumulative = True
+            slot.repairs.append("cumulative_snapshots")
+        if slot.started_event and slot.size > slot.shown:
+            self.events.append(ArgumentsDelta(slot.number, slot.raw()[slot.shown :]))
+
+    def _decide_at_end(self, slot: _Slot) -> None:
+        """The slot's text is all in: plain text that parses wins; else snapshots that
+        parse; else whichever may still be JSON cut short, plain text first."""
+        plain = slot.raw()
+        if parses_as_json(plain):
+            snapshots = False
+        else:
+            snapshots = parses_as_json(slot.snapshot or "") or not may_become_json(plain)
+        self._decide(slot, snapshots=snapshots)
 
     @staticmethod
     def _scanned(slot: _Slot) -> JsonScanner:
@@ -418,6 +537,8 @@ class CallAssembler:
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)
 
     def _finish_slot(self, slot: _Slot, *, truncated: bool) -> None:
+        if slot.snapshot is not None:
+            self._decide_at_end(slot)
         slot.closed = slot.finished = True
         if self._open is slot:
             self._open = None
@@ -458,6 +579,8 @@ class CallAssembler:
         if not name:
             call = _as_invalid(call)
         self._calls_made += 1
+        if call.status == "truncated":
+            self._calls_cut += 1
         self.events.append(CallFinished(call))
 
 

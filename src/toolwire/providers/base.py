@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 import orjson
 
 from toolwire.assemble import CallAssembler
 from toolwire.assemble.assembler import appends_plainly
+from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
 from toolwire.providers.envelope import Envelope, Role, learn_envelope
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
@@ -50,6 +52,24 @@ class WireDecoder(ABC):
     @abstractmethod
     def close(self) -> None:
         """End of input: flush framing; the owner then ends the assembler."""
+
+    @contextmanager
+    def marked_bytes(self, marker: str | None) -> Iterator[None]:
+        """Reading a message whose bytes that were not UTF-8 became ``marker`` (see
+        ``toolwire.invalid_utf8``): text goes on with U+FFFD in their place, and the
+        assembler names the repair on the call whose arguments held one (F29)."""
+        if marker is None:
+            yield
+            return
+        sink = self.sink
+        text = self.text
+        sink.invalid_utf8 = marker
+        self.text = lambda value: text(value.replace(marker, REPLACEMENT))
+        try:
+            yield
+        finally:
+            sink.invalid_utf8 = None
+            self.text = text
 
     def load_json(self, data: str) -> Any:
         """One wire message's JSON. Unreadable JSON goes through the repair ladder
@@ -166,9 +186,19 @@ class SSEWireDecoder(WireDecoder):
     def _read(self, block: bytes) -> None:
         """Read a block the slow way; its decoder may ``learn`` the block's envelope."""
         message = self._sse.message(block)
-        if message is not None:
-            self._block = block
+        if message is None:
+            return
+        self._block = block
+        marker = None
+        if REPLACEMENT in message.data:  # free for ASCII text: it cannot hold one
+            marked, marker = mark_invalid_utf8(block)
+            if marker is not None:
+                message = self._sse.message(marked) or message
+        if marker is None:
             self.dispatch(message)
+        else:
+            with self.marked_bytes(marker):
+                self.dispatch(message)
 
     def learn(
         self,
@@ -181,7 +211,7 @@ class SSEWireDecoder(WireDecoder):
         """The message being read held nothing but ``value``, under ``key``, in the
         given role (and, for arguments, the call at ``slot``): remember its envelope.
         ``read`` takes the value out of the message's parsed JSON, as the decoder did."""
-        if self._learned > _SPARE_LEARNINGS + self._hits:
+        if self._learned > _SPARE_LEARNINGS + self._hits or self.sink.invalid_utf8 is not None:
             return
         known = self._envelope
         block = self._block
@@ -254,7 +284,13 @@ class JsonStreamDecoder(WireDecoder):
         try:
             chunk = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            chunk = self.load_json(raw.decode("utf-8", "replace"))
+            raw, marker = mark_invalid_utf8(raw)
+            with self.marked_bytes(marker):
+                text = raw.decode("utf-8", "replace")
+                chunk = self.load_json(text)
+                if isinstance(chunk, dict):
+                    self.on_chunk(chunk, text)
+            return
         if isinstance(chunk, dict):
             self.on_chunk(chunk, raw.decode("utf-8", "replace"))
 

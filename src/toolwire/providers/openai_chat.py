@@ -1,7 +1,8 @@
 """OpenAI Chat Completions streaming chunks (``chat.completion.chunk``) → assembler.
 
-Also reads the non-streaming ``message`` shape, the legacy ``function_call`` delta and
-the ``reasoning_content`` / ``reasoning`` fields that open-model servers add.
+Also reads the non-streaming ``message`` shape, the legacy ``function_call`` delta (a
+call alone; beside ``tool_calls``, a mirror of one of them) and the
+``reasoning_content`` / ``reasoning`` fields that open-model servers add.
 """
 
 from __future__ import annotations
@@ -201,4 +202,28 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 )
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
-            sink.tool(0, None, legacy.get("name"), legacy.get("arguments"))
+            if not isinstance(tool_calls, list) or not tool_calls:
+                sink.tool(0, None, legacy.get("name"), legacy.get("arguments"))  # old servers
+            elif not _mirrors(legacy, tool_calls):
+                sink.error(
+                    "a legacy function_call differs from the tool_calls sent with it; "
+                    "it was ignored",
+                    orjson.dumps(legacy).decode(),
+                )
+
+
+def _mirrors(legacy: dict[str, Any], tool_calls: list[Any]) -> bool:
+    """The legacy ``function_call`` repeats one of the ``tool_calls`` beside it, as
+    servers that speak both send (llama-cpp-python): the same argument text, and no
+    other name (either may leave the name out after the first fragment)."""
+    name = legacy.get("name")
+    arguments = legacy.get("arguments") or ""
+    for tc in tool_calls:
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if (
+            isinstance(fn, dict)
+            and (fn.get("arguments") or "") == arguments
+            and (name is None or fn.get("name") in (None, name))
+        ):
+            return True
+    return False

@@ -1,0 +1,270 @@
+"""Snapshot detection (F7) never wins over plain concatenation that parses.
+
+Real traffic that looked like cumulative snapshots: llama-cpp-python repeats id, type
+and name in every chunk and mirrors each one in a legacy ``function_call``; plain
+OpenAI deltas may be whitespace-led (``" "``, ``" {..."``). Each must come out as the
+plain concatenation; genuine snapshots keep their F7 handling.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolwire.assemble import CallAssembler
+from toolwire.events import ArgumentsDelta, CallFinished, Event, StreamResult
+from toolwire.parser import StreamParser, parse_stream
+from toolwire.spec import ToolSpec
+
+LLAMA_CPP_PYTHON = Path(__file__).parent / "data" / "llama_cpp_python_forced_tool_choice.sse"
+WEATHER = ToolSpec(
+    "get_weather",
+    {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+        "required": ["city"],
+    },
+)
+
+
+def assemble(fragments: list[tuple[Any, ...]], finish: str = "tool_calls") -> list[Event]:
+    asm = CallAssembler()
+    for fragment in fragments:
+        asm.tool(*fragment)
+    asm.set_finish_reason(finish)
+    asm.end()
+    return asm.drain()
+
+
+def streamed(events: list[Event]) -> str:
+    return "".join(e.text for e in events if isinstance(e, ArgumentsDelta))
+
+
+def test_llama_cpp_python_forced_tool_choice_is_one_complete_call_F7() -> None:
+    """The server's exact shape: id, type and name in every chunk, and every chunk
+    mirrored in ``delta.function_call``."""
+    data = LLAMA_CPP_PYTHON.read_bytes()
+    result = parse_stream(data, "openai-chat", [WEATHER])
+    (call,) = result.calls
+    assert call.status == "complete", call
+    assert call.arguments == {"city": "Paris", "unit": "celsius"}
+    assert call.id == "call__0_get_weather_cmpl-5f1c0e8a-3b7d-4c52-9a2e-6d4b8f0c1a97"
+    assert call.name == "get_weather"
+    assert call.raw_arguments == '{"city": "Paris", "unit": "celsius"}'
+    assert not call.errors and not call.repairs
+    assert result.finish_reason == "tool_calls"
+    assert not result.errors
+    assert parse_stream(data, "auto", [WEATHER]).calls == result.calls
+
+
+def test_llama_cpp_python_stream_in_any_byte_chunking_F15() -> None:
+    data = LLAMA_CPP_PYTHON.read_bytes()
+    whole = parse_stream(data, "openai-chat", [WEATHER])
+    rng = random.Random(7)
+    for _ in range(30):
+        parser = StreamParser("openai-chat", [WEATHER])
+        events: list[Event] = []
+        at = 0
+        while at < len(data):
+            step = rng.randint(1, 200)
+            events += parser.feed(data[at : at + step])
+            at += step
+        events += parser.close()
+        assert StreamResult.collect(events).to_dict() == whole.to_dict()
+        assert streamed(events) == whole.calls[0].raw_arguments
+
+
+def test_whitespace_led_plain_deltas_are_not_snapshots_F7() -> None:
+    events = assemble(
+        [(0, "c", "get_weather", " "), (0, None, None, ' {"city": '), (0, None, None, '"Paris"}')]
+    )
+    (call,) = StreamResult.collect(events).calls
+    assert (call.status, call.arguments, call.repairs, call.errors) == (
+        "complete",
+        {"city": "Paris"},
+        (),
+        (),
+    )
+    assert streamed(events) == call.raw_arguments == '  {"city": "Paris"}'
+
+
+def test_plain_text_that_repeats_its_start_and_parses_is_the_plain_parse_F7() -> None:
+    """Both readings fit every delta here; only the plain one parses."""
+    events = assemble(
+        [(0, "c", "f", '{"a": ['), (0, None, None, '{"a": ['), (0, None, None, '{"a": [1]}]}]}')]
+    )
+    (call,) = StreamResult.collect(events).calls
+    assert call.status == "complete"
+    assert call.arguments == {"a": [{"a": [{"a": [1]}]}]}
+    assert streamed(events) == call.raw_arguments
+
+
+def test_genuine_snapshots_still_keep_only_the_new_suffix_F7() -> None:
+    events = assemble(
+        [
+            (0, "c", "f", '{"a": ['),
+            (0, None, None, '{"a": [1'),
+            (0, None, None, '{"a": [1, 2]'),
+            (0, None, None, '{"a": [1, 2]}'),
+        ]
+    )
+    (call,) = StreamResult.collect(events).calls
+    assert call.arguments == {"a": [1, 2]}
+    assert call.repairs == ("cumulative_snapshots",)
+    assert streamed(events) == call.raw_arguments == '{"a": [1, 2]}'
+
+
+def test_a_repeated_identical_header_is_never_a_new_call_F8() -> None:
+    """Id, type and name repeated with each fragment, with and without the id."""
+    for with_id in (True, False):
+        fragments = [
+            (0, "c" if with_id else None, "f", piece) for piece in ['{"a": ', "{", '"b": 1}', "}"]
+        ]
+        (call,) = StreamResult.collect(assemble(fragments)).calls
+        assert (call.name, call.arguments, call.status) == ("f", {"a": {"b": 1}}, "complete")
+
+
+# -- the legacy function_call mirror ---------------------------------------------------
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+    body = {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(body)}\n\n"
+
+
+def mirrored(name: str, piece: str, call_id: str | None = "call_1") -> dict[str, Any]:
+    call: dict[str, Any] = {"index": 0, "type": "function"}
+    if call_id is not None:
+        call["id"] = call_id
+    call["function"] = {"name": name, "arguments": piece}
+    return {"function_call": {"name": name, "arguments": piece}, "tool_calls": [call]}
+
+
+def test_the_function_call_mirror_is_not_a_second_call_nor_appended_twice() -> None:
+    pieces = ['{"city"', ': "Oslo"}']
+    data = "".join(chunk(mirrored("get_weather", p)) for p in pieces)
+    data += chunk({}, "tool_calls") + "data: [DONE]\n\n"
+    result = parse_stream(data, "openai-chat", [WEATHER])
+    (call,) = result.calls
+    assert (call.arguments, call.status, call.raw_arguments) == (
+        {"city": "Oslo"},
+        "complete",
+        '{"city": "Oslo"}',
+    )
+    assert not result.errors
+
+
+def test_a_legacy_function_call_alone_is_a_call() -> None:
+    data = chunk({"function_call": {"name": "get_weather", "arguments": ""}})
+    data += chunk({"function_call": {"arguments": '{"city": '}})
+    data += chunk({"function_call": {"arguments": '"Oslo"}'}})
+    data += chunk({}, "function_call") + "data: [DONE]\n\n"
+    (call,) = parse_stream(data, "openai-chat", [WEATHER]).calls
+    assert (call.name, call.arguments, call.status) == ("get_weather", {"city": "Oslo"}, "complete")
+
+
+def test_a_legacy_function_call_that_is_no_mirror_is_reported() -> None:
+    delta = mirrored("get_weather", '{"city": "Oslo"}')
+    delta["function_call"] = {"name": "other", "arguments": "{}"}
+    data = chunk(delta) + chunk({}, "tool_calls") + "data: [DONE]\n\n"
+    result = parse_stream(data, "openai-chat", [WEATHER])
+    assert [(c.name, c.status) for c in result.calls] == [("get_weather", "complete")]
+    assert any("function_call" in e.message for e in result.errors)
+
+
+def test_envelopes_never_take_the_mirrored_chunks() -> None:
+    """A mirrored chunk names ``arguments`` twice: no envelope is learned from it, so
+    the fast path cannot append its text a second time."""
+    pieces = ['{"city": "'] + ["Os", "lo"] * 40 + ['"}']
+    data = "".join(chunk(mirrored("get_weather", p)) for p in pieces)
+    data += chunk({}, "tool_calls") + "data: [DONE]\n\n"
+    parser = StreamParser("openai-chat", [WEATHER])
+    events = parser.feed(data) + parser.close()
+    (call,) = StreamResult.collect(events).calls
+    assert call.arguments == {"city": "Oslo" * 40}
+    assert call.status == "complete"
+    assert streamed(events) == call.raw_arguments
+
+
+# -- the property ----------------------------------------------------------------------
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | FINITE | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+ARGS = st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4)
+SPACE = st.text(alphabet=" \n\t\r", max_size=4)
+
+
+@st.composite
+def argument_text(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
+    """A valid argument object as text: whitespace around it and maybe inside it."""
+    args = draw(ARGS)
+    indent = draw(st.sampled_from([None, None, 0, 1, 2]))
+    body = json.dumps(args, indent=indent, ensure_ascii=draw(st.booleans()))
+    return args, draw(SPACE) + body + draw(SPACE)
+
+
+@st.composite
+def deltas(draw: st.DrawFn, text: str) -> list[str]:
+    """``text`` cut at random points; runs of whitespace are often cut alone, so
+    whitespace-only and whitespace-led deltas are common."""
+    cuts = set(draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=12)))
+    cuts |= {i for i, c in enumerate(text) if c.isspace() and draw(st.integers(0, 3)) == 0}
+    points = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(points) if b > a]
+
+
+def openai_wire(pieces: list[str], repeat_header: bool, mirror: bool) -> bytes:
+    out = []
+    for i, piece in enumerate(pieces):
+        call: dict[str, Any] = {"index": 0, "function": {"arguments": piece}}
+        if i == 0 or repeat_header:
+            call = {"index": 0, "id": "call_1", "type": "function"}
+            call["function"] = {"name": "f", "arguments": piece}
+        delta: dict[str, Any] = {"tool_calls": [call]}
+        if mirror:
+            delta = {"role": "assistant", "content": None, "function_call": None, **delta}
+            delta["function_call"] = {"name": "f", "arguments": piece}
+        out.append(chunk(delta))
+    out.append(chunk({}, "tool_calls") + "data: [DONE]\n\n")
+    return "".join(out).encode()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(argument_text(), st.data(), st.booleans(), st.booleans())
+def test_valid_arguments_in_any_deltas_come_out_complete_and_equal_F7_F15(
+    args_text: tuple[dict[str, Any], str],
+    data: st.DataObject,
+    repeat_header: bool,
+    mirror: bool,
+) -> None:
+    args, text = args_text
+    pieces = data.draw(deltas(text))
+    wire = openai_wire(pieces, repeat_header, mirror)
+    result = parse_stream(wire, "openai-chat")
+    (call,) = result.calls
+    assert call.status == "complete", (pieces, call)
+    assert call.arguments == args
+    assert call.raw_arguments == text
+    assert not result.errors
+    # any byte chunking of the wire gives the same (F15)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(wire)), max_size=10)))
+    parser = StreamParser("openai-chat")
+    events: list[Event] = []
+    for a, b in zip([0, *cuts], [*cuts, len(wire)], strict=True):
+        events += parser.feed(wire[a:b])
+    events += parser.close()
+    assert StreamResult.collect(events).to_dict() == result.to_dict()
+    assert streamed(events) == text
+    assert [e.call for e in events if isinstance(e, CallFinished)] == result.calls
