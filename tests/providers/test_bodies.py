@@ -8,6 +8,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolwire.events import CallFinished, Event, StreamResult
 from toolwire.parser import StreamParser, parse_stream
@@ -564,3 +566,30 @@ def test_f34_a_cut_off_body_is_an_error_not_text(fmt: str) -> None:
         assert result.finish_reason == "error" and result.text == ""
         assert [e.message for e in result.errors] == [f"unreadable {fmt} response body: cut off"]
         assert not [e for e in events if isinstance(e, CallFinished)]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(BODIES)), st.data())
+def test_f34_bodies_of_any_shape_never_raise(fmt: str, data: st.DataObject) -> None:
+    """Each top-level member of a body, and each member of its first item, replaced by
+    any JSON value: the parser answers with a status, never an exception."""
+    body = json.loads(json.dumps(BODIES[fmt]))
+    key = data.draw(st.sampled_from(sorted(body)))
+    body[key] = data.draw(JSON_VALUES)
+    for items in ("choices", "content", "output", "candidates"):
+        first = body.get(items)
+        if isinstance(first, list) and first and isinstance(first[0], dict):
+            inner = data.draw(st.sampled_from(sorted(first[0])))
+            first[0][inner] = data.draw(JSON_VALUES)
+    for source in ("auto", fmt):
+        result = parse_stream(json.dumps(body), source, [WEATHER])
+        assert result.finish_reason is not None

@@ -69,7 +69,13 @@ class WholeBody(WireDecoder):
         if body is None:
             self.sink.set_finish_reason("error")  # the error event says why
         else:
-            self.read_body(body, raw)
+            try:
+                self.read_body(body, raw)
+            except Exception as exc:  # a body of an unexpected shape: say so, never raise
+                self.sink.error(
+                    f"could not interpret {self.format_name} response body: {exc!r}", raw
+                )
+                self.sink.set_finish_reason("error")
         self.finished = True  # the whole body was there: nothing was dropped
 
     @abstractmethod
