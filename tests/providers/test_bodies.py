@@ -188,13 +188,15 @@ def test_f34_f1_openai_body_cut_off_by_length_is_truncated() -> None:
 
 
 def test_f34_openai_calls_without_ids_stay_apart() -> None:
-    # a body's calls carry no index; one whose arguments are cut must not swallow the next
+    # a body's calls carry no index (or 0 for each); one whose arguments are cut must
+    # not swallow the next
+    function = {"name": "get_weather", "arguments": '{"city'}
     body = chat_completion(
         {
             "content": None,
             "tool_calls": [
-                {"type": "function", "function": {"name": "get_weather", "arguments": '{"city'}},
-                {"type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+                {"type": "function", "function": function},
+                {"index": 0, "type": "function", "function": {**function, "arguments": "{}"}},
             ],
         }
     )

@@ -91,17 +91,18 @@ class WholeBody(WireDecoder):
 def _as_delta(message: dict[str, Any]) -> dict[str, Any]:
     """A ``chat.completion`` message as the one delta a stream would have carried.
 
-    Its calls get their positions as indexes (a body has none, and a call without an
-    id or index would be routed by guesswork). The legacy ``function_call`` beside
-    ``tool_calls`` repeats the first of them (servers write both for old clients): it
-    is dropped there, and read as the call only when it stands alone.
+    Its calls get their positions as indexes (a body needs none, some servers write 0
+    for every call, and a call without an id would be routed by guesswork). The legacy
+    ``function_call`` beside ``tool_calls`` repeats the first of them (servers write
+    both for old clients): it is dropped there, and read as the call only when it
+    stands alone.
     """
     delta = dict(message)
     calls = delta.get("tool_calls")
     if isinstance(calls, list) and calls:
         delta.pop("function_call", None)
         delta["tool_calls"] = [
-            {"index": position, **call} if isinstance(call, dict) else call
+            {**call, "index": position} if isinstance(call, dict) else call
             for position, call in enumerate(calls)
         ]
     return delta
