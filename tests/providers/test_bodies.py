@@ -589,7 +589,7 @@ def test_f34_bodies_of_any_shape_never_raise(fmt: str, data: st.DataObject) -> N
     body[key] = data.draw(JSON_VALUES)
     for items in ("choices", "content", "output", "candidates"):
         first = body.get(items)
-        if isinstance(first, list) and first and isinstance(first[0], dict):
+        if isinstance(first, list) and first and isinstance(first[0], dict) and first[0]:
             inner = data.draw(st.sampled_from(sorted(first[0])))
             first[0][inner] = data.draw(JSON_VALUES)
     for source in ("auto", fmt):
