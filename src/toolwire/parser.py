@@ -9,22 +9,36 @@
 Formats: a wire format name (``openai-chat``, ``anthropic``, …), ``auto`` (detected
 from the first message), or ``text:<family>`` for raw model text. ``text_format`` adds
 a model-text extractor behind a wire format whose text still carries tool markup.
+
+Each wire's stream and its non-streaming body are told apart by the first byte: a
+body is JSON (``{``), a stream is SSE (or, for Gemini and Ollama, JSON objects their
+decoders read either way). Under ``auto``, JSON input is recognised by the shape of
+its first object, and input that is no wire format is model text, searched for tool
+calls in any family's markup (``text:auto``).
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterable
 from typing import Any, Protocol
+
+import orjson
 
 from toolwire import textformats
 from toolwire.assemble import CallAssembler
 from toolwire.events import Event, StreamResult
 from toolwire.providers import DECODERS, PlainTextDecoder, WireDecoder, detect_format
+from toolwire.providers.bodies import BODY_DECODERS, json_wire
+from toolwire.providers.jsonstream import JsonObjectSplitter
+from toolwire.repair import partial_value
 from toolwire.spec import ToolSpec
 
 _DETECT_LIMIT = 65536  # bytes looked at before giving up on recognising a wire format
 _SSE_FIELD = re.compile(r"(?:data|event|id|retry)?:")
+_LEADING = frozenset(b" \t\r\n\xef\xbb\xbf")  # white space and byte-order-mark bytes
+_JSON_START = frozenset(b"{[")
 
 
 class UnknownFormatError(ValueError):
@@ -78,17 +92,20 @@ class StreamParser:
             )
             if not format.startswith("text:"):
                 self.assembler.before_finish = self._extractor.close
+        self._calls_in_reasoning = calls_in_reasoning
         self._decoder: WireDecoder | None = None
         self._pending: list[bytes] = []
         self._pending_size = 0
+        self._start: int | None = None  # the input's first byte that is not white space
+        self._objects: JsonObjectSplitter | None = None  # finds the first JSON object (auto)
+        # why the input could not be read at all (empty, not text); an error event says
+        # the same, and the stream finishes with ``error``
+        self.input_error: str | None = None
         if format.startswith("text:"):
             self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
-        elif format != "auto":
-            cls = DECODERS.get(format)
-            if cls is None:
-                known = ", ".join([*known_formats(), "text:<family>"])
-                raise UnknownFormatError(f"unknown format {format!r}; known: {known}")
-            self._decoder = cls(self.assembler, self._text_sink())
+        elif format != "auto" and format not in DECODERS:
+            known = ", ".join([*known_formats(), "text:<family>"])
+            raise UnknownFormatError(f"unknown format {format!r}; known: {known}")
 
     def _text_sink(self) -> Any:
         return self._extractor.feed if self._extractor is not None else None
@@ -97,22 +114,29 @@ class StreamParser:
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")
         if self._decoder is None:
+            if self.input_error is not None:
+                return []  # unreadable input: nothing after it is read either
             self._pending.append(data)
             self._pending_size += len(data)
-            # look again only when a line may have completed: linear however it is split
-            if b"\n" in data or b"\r" in data or self._pending_size > _DETECT_LIMIT:
-                self._detect(final=False)
+            self._detect(data, final=False)
             if self._decoder is None:
-                return []
+                return self.assembler.drain()
             data = b"".join(self._pending)
             self._pending = []
         self._decoder.feed(data)
         return self.assembler.drain()
 
     def close(self) -> list[Event]:
+        if self._decoder is None and self.input_error is None:
+            self._detect(b"", final=True)
         if self._decoder is None:
-            self._detect(final=True)
-            assert self._decoder is not None
+            if self.input_error is None:
+                self.input_error = "the input is empty"
+                self.assembler.error(self.input_error)
+            self.assembler.set_finish_reason("error")
+            self.assembler.end()
+            return self.assembler.drain()
+        if self._pending:
             self._decoder.feed(b"".join(self._pending))
             self._pending = []
         self._decoder.close()
@@ -121,22 +145,91 @@ class StreamParser:
         self.assembler.end(dropped=not self._decoder.finished)
         return self.assembler.drain()
 
-    def _detect(self, *, final: bool) -> None:
-        """Pick the wire format from the first complete message (format ``auto``)."""
+    def _detect(self, data: bytes, *, final: bool) -> None:
+        """Pick the decoder: the wire format (for ``auto``) and its framing."""
+        if self._start is None:
+            for byte in data:
+                if byte not in _LEADING:
+                    self._start = byte
+                    break
+            else:
+                return  # white space so far (``close`` reports an empty input)
+            data = b"".join(self._pending)
+        if self.format != "auto":
+            self._use(self.format, body=self._start in _JSON_START)
+        elif self._start in _JSON_START:
+            self._detect_json(data, final=final)
+        elif final or b"\n" in data or b"\r" in data or self._pending_size > _DETECT_LIMIT:
+            # look again only when a line may have completed: linear however it is split
+            self._detect_stream(final=final)
+
+    def _detect_json(self, data: bytes, *, final: bool) -> None:
+        """JSON input: a whole body, a JSON-framed stream, or model text that is JSON;
+        the shape of its first object decides."""
+        if self._objects is None:
+            self._objects = JsonObjectSplitter()
+        first = self._objects.feed(data)
+        if first:
+            value = _json_value(first[0])
+        elif self._objects.junk:
+            value = None  # text outside any object: not JSON the wires send
+        elif final:
+            # it never closed: a cut-off body still has the shape of one
+            value = partial_value(b"".join(self._pending).decode("utf-8", "replace"))
+        else:
+            return  # the first object is not complete yet
+        self._objects = None
+        name = json_wire(value) if isinstance(value, dict) else None
+        if name is None:
+            self._use_text(final=final)
+        else:
+            self._use(name, body=True)
+
+    def _detect_stream(self, *, final: bool) -> None:
+        """Stream input: the wire format from the first complete message."""
         buffered = b"".join(self._pending)
         text = buffered.decode("utf-8", "replace")
         name = detect_format(text)
-        if name is None:
-            # SSE framing whose first blocks carry no data yet (comments, retry:) is
-            # waited out; anything else with a whole first block is not a wire format
-            whole_block = b"\n\n" in buffered or b"\r\n\r\n" in buffered
-            undecided = _SSE_FIELD.match(text.lstrip("\ufeff\r\n")) is not None
-            if final or (whole_block and not undecided) or len(buffered) > _DETECT_LIMIT:
-                # nothing recognisable: treat it as raw model text rather than lose it
-                self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
+        if name is not None:
+            self._use(name, body=False)
             return
+        # SSE framing whose first blocks carry no data yet (comments, retry:) is
+        # waited out; anything else with a whole first block is not a wire format
+        whole_block = b"\n\n" in buffered or b"\r\n\r\n" in buffered
+        undecided = _SSE_FIELD.match(text.lstrip("\ufeff\r\n")) is not None
+        if final or (whole_block and not undecided) or len(buffered) > _DETECT_LIMIT:
+            self._use_text(final=final)
+
+    def _use(self, name: str, *, body: bool) -> None:
+        """Decode as wire ``name``; ``body``: the input is JSON (a whole body where the
+        wire has a separate body decoder)."""
+        cls = BODY_DECODERS.get(name) if body else None
         self.format = name
-        self._decoder = DECODERS[name](self.assembler, self._text_sink())
+        self._decoder = (cls or DECODERS[name])(self.assembler, self._text_sink())
+
+    def _use_text(self, *, final: bool) -> None:
+        """No wire format: model text, with its tool calls in whatever markup it uses."""
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(b"".join(self._pending), final)
+        except UnicodeDecodeError:
+            self.input_error = "the input is not UTF-8 text (compressed or binary data?)"
+            self.assembler.error(self.input_error)
+            self._pending = []
+            return
+        if self._extractor is None:
+            self._extractor = _text_extractor(
+                "auto", self.assembler, self.tools, self._calls_in_reasoning
+            )
+            self.format = "text:auto"
+        self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
+
+
+def _json_value(raw: bytes) -> Any:
+    """A complete JSON object's value, leniently (a proxy may write Python-style JSON)."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return partial_value(raw.decode("utf-8", "replace"))
 
 
 def parse_stream(

@@ -248,7 +248,7 @@ def test_responses_events_and_terminals() -> None:
     final = messages[-1][1]["response"]
     assert [i["type"] for i in final["output"]] == ["reasoning", "message", "function_call"]
     assert final["output"][2]["arguments"] == '{"city":"Oslo"}'
-    assert final["usage"]["input_tokens_details"] == {"cached_tokens": 2}
+    assert final["usage"]["input_tokens_details"] == {"cached_tokens": 2, "cache_write_tokens": 0}
     incomplete = sse_messages(encode_events(turn("length"), "openai-responses"))[-1]
     assert incomplete[0] == "response.incomplete"
     assert incomplete[1]["response"]["incomplete_details"] == {"reason": "max_output_tokens"}

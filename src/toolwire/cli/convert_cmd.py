@@ -1,8 +1,9 @@
 """``toolwire convert``: re-encode a stream from one wire format to another.
 
 Reads incrementally (a pipe from ``curl -N`` is converted as it arrives) and writes
-each wire chunk as soon as it exists. What the target format cannot express is
-reported on standard error, never dropped silently.
+each wire chunk as soon as it exists; ``--whole`` writes the target's non-streaming
+response body instead, at the end. What the target format cannot express is reported
+on standard error, never dropped silently.
 """
 
 from __future__ import annotations
@@ -56,13 +57,22 @@ def convert(
         ),
     ] = "final",
     model: Annotated[str, typer.Option(help="Model name written into the output.")] = "toolwire",
+    whole: Annotated[
+        bool,
+        typer.Option(
+            "--whole",
+            help="Write the target's non-streaming response body (one JSON object).",
+        ),
+    ] = False,
 ) -> None:
     """Re-encode a model stream in another wire format (decode → canonical events → encode)."""
     if arguments not in ("final", "stream"):
         fail(f"--arguments must be 'final' or 'stream', not {arguments!r}")
     specs = read_tools(tools)
     try:
-        converter = StreamConverter(source, target, specs, arguments=arguments, model=model)
+        converter = StreamConverter(
+            source, target, specs, arguments=arguments, model=model, whole=whole
+        )
     except (UnknownFormatError, UnknownEncoderError) as exc:
         fail(str(exc))
     try:
@@ -75,7 +85,7 @@ def convert(
         while data := _read(stream):
             out.write("".join(converter.feed(data)))
             out.flush()
-        out.write("".join(converter.close()))
+        out.write("".join(converter.close()) + ("\n" if whole else ""))
         out.flush()
     finally:
         if stream is not sys.stdin.buffer:

@@ -39,7 +39,8 @@ def parse(
 
     Output: {"calls": [{"id", "name", "arguments", "partial_arguments", "status",
     "repairs", "errors"}], "text", "finish_reason", "usage"}. Exit 0 whenever the input
-    could be read; each call's status says how far it can be trusted.
+    could be read; each call's status says how far it can be trusted. Exit 2 for empty
+    input or input that is not text.
     """
     specs = read_tools(tools)
     data = read_input(file)
@@ -51,4 +52,6 @@ def parse(
         fail(str(exc))
     events = parser.feed(data)
     events.extend(parser.close())
+    if parser.input_error is not None:  # empty, or not text: nothing to report on
+        fail(parser.input_error)
     print_json(StreamResult.collect(events).to_dict())

@@ -10,6 +10,9 @@ never a pairwise converter.
             send(wire)
     for wire in converter.close():
         send(wire)
+
+``whole=True`` (any of the functions below) gives the non-streaming response body
+instead: one JSON object, written when the turn finishes (``encode_response``).
 """
 
 from __future__ import annotations
@@ -18,13 +21,21 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire.encoders.anthropic import AnthropicEncoder
+from toolwire.encoders.anthropic import AnthropicBodyEncoder, AnthropicEncoder
 from toolwire.encoders.base import ArgumentsMode, StreamEncoder, arguments_text
-from toolwire.encoders.gemini import GeminiEncoder
-from toolwire.encoders.ollama import OllamaEncoder
-from toolwire.encoders.openai_chat import OpenAIChatEncoder
-from toolwire.encoders.openai_responses import OpenAIResponsesEncoder
-from toolwire.events import Event, StreamResult
+from toolwire.encoders.body import WholeBodyEncoder
+from toolwire.encoders.gemini import GeminiBodyEncoder, GeminiEncoder
+from toolwire.encoders.ollama import OllamaBodyEncoder, OllamaEncoder
+from toolwire.encoders.openai_chat import OpenAIChatBodyEncoder, OpenAIChatEncoder
+from toolwire.encoders.openai_responses import OpenAIResponsesBodyEncoder, OpenAIResponsesEncoder
+from toolwire.events import (
+    CallFinished,
+    Event,
+    ReasoningDelta,
+    StreamFinished,
+    StreamResult,
+    TextDelta,
+)
 from toolwire.parser import StreamParser
 from toolwire.spec import ToolSpec
 
@@ -37,15 +48,27 @@ ENCODERS: dict[str, type[StreamEncoder]] = {
 }
 
 
+# the non-streaming response body of each format
+BODY_ENCODERS: dict[str, type[WholeBodyEncoder]] = {
+    "openai-chat": OpenAIChatBodyEncoder,
+    "anthropic": AnthropicBodyEncoder,
+    "openai-responses": OpenAIResponsesBodyEncoder,
+    "gemini": GeminiBodyEncoder,
+    "ollama": OllamaBodyEncoder,
+}
+
+
 class UnknownEncoderError(ValueError):
     """A target format toolwire cannot encode."""
 
 
-def make_encoder(format: str, **options: Any) -> StreamEncoder:
-    """An encoder for ``format`` (``gemini-array``: Gemini's JSON-array framing)."""
+def make_encoder(format: str, *, whole: bool = False, **options: Any) -> StreamEncoder:
+    """An encoder for ``format`` (``gemini-array``: Gemini's JSON-array framing).
+    ``whole``: the format's non-streaming response body rather than its stream (the
+    JSON array is one document already: ``gemini-array`` is the same either way)."""
     if format == "gemini-array":
         return GeminiEncoder(array=True, **options)
-    cls = ENCODERS.get(format)
+    cls = (BODY_ENCODERS if whole else ENCODERS).get(format)
     if cls is None:
         known = ", ".join([*ENCODERS, "gemini-array"])
         raise UnknownEncoderError(f"cannot encode {format!r}; known: {known}")
@@ -53,8 +76,26 @@ def make_encoder(format: str, **options: Any) -> StreamEncoder:
 
 
 def encode_events(events: Iterable[Event], format: str, **options: Any) -> str:
-    """A whole event list as one wire stream."""
+    """A whole event list as one wire stream (``whole=True``: as the response body)."""
     return "".join(make_encoder(format, **options).encode(events))
+
+
+def encode_response(turn: Iterable[Event] | StreamResult, format: str, **options: Any) -> str:
+    """A finished turn (its events, or a parse result) as the format's non-streaming
+    response body: one JSON object. A turn without a finish reason failed and gets the
+    format's error object (the encoder's ``status_code`` is then 500)."""
+    events = _result_events(turn) if isinstance(turn, StreamResult) else turn
+    return encode_events(events, format, whole=True, **options)
+
+
+def _result_events(result: StreamResult) -> list[Event]:
+    """The events a parse result stands for: reasoning, text, calls, the finish."""
+    events: list[Event] = [ReasoningDelta(result.reasoning), TextDelta(result.text)]
+    events.extend(result.errors)  # a failed turn's body says why
+    events.extend(CallFinished(call) for call in result.calls)
+    if result.finish_reason is not None:
+        events.append(StreamFinished(result.finish_reason, result.usage))
+    return events
 
 
 class StreamConverter:
@@ -129,19 +170,27 @@ def convert_stream(
 
 
 __all__ = [
+    "BODY_ENCODERS",
     "ENCODERS",
+    "AnthropicBodyEncoder",
     "AnthropicEncoder",
     "ArgumentsMode",
     "Conversion",
+    "GeminiBodyEncoder",
     "GeminiEncoder",
+    "OllamaBodyEncoder",
     "OllamaEncoder",
+    "OpenAIChatBodyEncoder",
     "OpenAIChatEncoder",
+    "OpenAIResponsesBodyEncoder",
     "OpenAIResponsesEncoder",
     "StreamConverter",
     "StreamEncoder",
     "UnknownEncoderError",
+    "WholeBodyEncoder",
     "arguments_text",
     "convert_stream",
     "encode_events",
+    "encode_response",
     "make_encoder",
 ]

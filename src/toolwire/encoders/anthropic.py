@@ -9,6 +9,10 @@ without one) and there is never a ``[DONE]``. A failed stream ends with
 
 A truncated tool call keeps its block open (no ``content_block_stop``): the block
 never finished, and the ``max_tokens`` stop reason tells the client why.
+
+``AnthropicBodyEncoder``: the ``message`` object of a non-streaming request. Its
+``tool_use`` inputs are objects, so a call without final arguments is left out (and
+noted), as for Gemini.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
-from toolwire.events import StreamFinished, ToolCall
+from toolwire.encoders.body import WholeBodyEncoder
+from toolwire.events import StreamFinished, ToolCall, Usage
 
 _REASONS = {
     "tool_calls": "tool_use",
@@ -24,6 +29,19 @@ _REASONS = {
     "length": "max_tokens",
     "content_filter": "refusal",
 }
+_NO_SIGNATURE = "thinking blocks carry no signature (the upstream was not Anthropic)"
+
+
+def anthropic_usage_dict(usage: Usage) -> dict[str, Any]:
+    """The usage of ``message_delta``: output tokens, and what else is known."""
+    out: dict[str, Any] = {"output_tokens": usage.output_tokens or 0}
+    if usage.input_tokens is not None:
+        out["input_tokens"] = usage.input_tokens
+    if usage.cache_read_tokens is not None:
+        out["cache_read_input_tokens"] = usage.cache_read_tokens
+    if usage.cache_write_tokens is not None:
+        out["cache_creation_input_tokens"] = usage.cache_write_tokens
+    return out
 
 
 class AnthropicEncoder(StreamEncoder):
@@ -86,7 +104,7 @@ class AnthropicEncoder(StreamEncoder):
             out = self._open_block(
                 "thinking", {"type": "thinking", "thinking": "", "signature": ""}
             )
-            self.note("thinking blocks carry no signature (the upstream was not Anthropic)")
+            self.note(_NO_SIGNATURE)
         out.append(self._delta({"type": "thinking_delta", "thinking": text}))
         return out
 
@@ -110,14 +128,7 @@ class AnthropicEncoder(StreamEncoder):
 
     def _finish(self, finished: StreamFinished) -> list[str]:
         out = self._close_block()
-        usage = usage_or_empty(finished.usage)
-        wire_usage: dict[str, Any] = {"output_tokens": usage.output_tokens or 0}
-        if usage.input_tokens is not None:
-            wire_usage["input_tokens"] = usage.input_tokens
-        if usage.cache_read_tokens is not None:
-            wire_usage["cache_read_input_tokens"] = usage.cache_read_tokens
-        if usage.cache_write_tokens is not None:
-            wire_usage["cache_creation_input_tokens"] = usage.cache_write_tokens
+        wire_usage = anthropic_usage_dict(usage_or_empty(finished.usage))
         delta = {"stop_reason": self.wire_reason(finished, _REASONS), "stop_sequence": None}
         out.append(self._event("message_delta", {"delta": delta, "usage": wire_usage}))
         out.append(self._event("message_stop", {}))
@@ -125,3 +136,43 @@ class AnthropicEncoder(StreamEncoder):
 
     def _fail(self, message: str) -> list[str]:
         return [self._event("error", {"error": {"type": "api_error", "message": message}})]
+
+
+class AnthropicBodyEncoder(WholeBodyEncoder, AnthropicEncoder):
+    """The ``message`` object: ``thinking``, ``text`` and ``tool_use`` blocks in the
+    order they came, the stop reason and the usage."""
+
+    streams_arguments: ClassVar[bool] = False  # a tool_use input is an object
+    format_title = "Anthropic message"
+
+    def _body(self, finished: StreamFinished) -> dict[str, Any]:
+        content: list[dict[str, Any]] = []
+        for part in self.parts:
+            if part.call is not None:
+                call = part.call
+                tool_id = self.call_id(call.id, call.slot, "toolu_")
+                content.append(
+                    {"type": "tool_use", "id": tool_id, "name": call.name, "input": call.arguments}
+                )
+            elif part.kind == "text":
+                content.append({"type": "text", "text": part.text})
+            else:
+                self.note(_NO_SIGNATURE)
+                content.append({"type": "thinking", "thinking": part.text, "signature": ""})
+        usage = usage_or_empty(finished.usage)
+        return {
+            "id": f"msg_{self.message_id}",
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": content,
+            "stop_reason": self.wire_reason(finished, _REASONS),
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": usage.input_tokens or self.input_tokens or 0,
+                **anthropic_usage_dict(usage),
+            },
+        }
+
+    def _error_body(self, message: str) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": "api_error", "message": message}}

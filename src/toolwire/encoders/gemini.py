@@ -9,6 +9,9 @@ finish reason: calls end with ``STOP``.
 Not expressible, hence left out and recorded in ``lossy``: a truncated call or one
 whose arguments could not be read (Gemini arguments are objects; sending ``{}``
 would invite the client to run the tool with nothing).
+
+``GeminiBodyEncoder``: the ``generateContent`` response of a non-streaming request,
+all parts in one candidate. (``gemini-array`` is already one JSON document.)
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any, ClassVar
 import orjson
 
 from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
-from toolwire.events import StreamFinished, ToolCall
+from toolwire.encoders.body import WholeBodyEncoder
+from toolwire.events import StreamFinished, ToolCall, Usage
 
 _REASONS = {
     "tool_calls": "STOP",
@@ -26,6 +30,35 @@ _REASONS = {
     "length": "MAX_TOKENS",
     "content_filter": "SAFETY",
 }
+
+
+def function_call_part(call: ToolCall) -> dict[str, Any]:
+    fn: dict[str, Any] = {"name": call.name, "args": call.arguments}
+    if call.id:
+        fn["id"] = call.id
+    return {"functionCall": fn}
+
+
+def gemini_error(message: str) -> dict[str, Any]:
+    return {"error": {"code": 500, "message": message, "status": "INTERNAL"}}
+
+
+def usage_metadata(usage: Usage) -> dict[str, Any]:
+    """Usage → ``usageMetadata`` (empty when nothing is known). Gemini counts thoughts
+    apart from the candidates' tokens."""
+    meta: dict[str, Any] = {}
+    if usage.input_tokens is not None:
+        meta["promptTokenCount"] = usage.input_tokens
+    if usage.output_tokens is not None:
+        thoughts = usage.reasoning_tokens or 0
+        meta["candidatesTokenCount"] = max(usage.output_tokens - thoughts, 0)
+        if usage.reasoning_tokens is not None:
+            meta["thoughtsTokenCount"] = usage.reasoning_tokens
+    if usage.cache_read_tokens is not None:
+        meta["cachedContentTokenCount"] = usage.cache_read_tokens
+    if meta:
+        meta["totalTokenCount"] = (usage.input_tokens or 0) + (usage.output_tokens or 0)
+    return meta
 
 
 class GeminiEncoder(StreamEncoder):
@@ -74,25 +107,10 @@ class GeminiEncoder(StreamEncoder):
         return [self._parts([{"text": text, "thought": True}])]
 
     def _whole_call(self, call: ToolCall) -> list[str]:
-        fn: dict[str, Any] = {"name": call.name, "args": call.arguments}
-        if call.id:
-            fn["id"] = call.id
-        return [self._parts([{"functionCall": fn}])]
+        return [self._parts([function_call_part(call)])]
 
     def _finish(self, finished: StreamFinished) -> list[str]:
-        usage = usage_or_empty(finished.usage)
-        meta: dict[str, Any] = {}
-        if usage.input_tokens is not None:
-            meta["promptTokenCount"] = usage.input_tokens
-        if usage.output_tokens is not None:
-            thoughts = usage.reasoning_tokens or 0
-            meta["candidatesTokenCount"] = max(usage.output_tokens - thoughts, 0)
-            if usage.reasoning_tokens is not None:
-                meta["thoughtsTokenCount"] = usage.reasoning_tokens
-        if usage.cache_read_tokens is not None:
-            meta["cachedContentTokenCount"] = usage.cache_read_tokens
-        if meta:
-            meta["totalTokenCount"] = (usage.input_tokens or 0) + (usage.output_tokens or 0)
+        meta = usage_metadata(usage_or_empty(finished.usage))
         chunk: dict[str, Any] = {
             "candidates": [
                 {
@@ -110,7 +128,38 @@ class GeminiEncoder(StreamEncoder):
         return out
 
     def _fail(self, message: str) -> list[str]:
-        out = [self._emit({"error": {"code": 500, "message": message, "status": "INTERNAL"}})]
+        out = [self._emit(gemini_error(message))]
         if self.array:
             out.append("]")
         return out
+
+
+class GeminiBodyEncoder(WholeBodyEncoder, GeminiEncoder):
+    """The ``generateContent`` response: one candidate with every part in order
+    (thoughts marked ``thought``, each function call whole), its finish reason and
+    ``usageMetadata``."""
+
+    def _body(self, finished: StreamFinished) -> dict[str, Any]:
+        parts: list[dict[str, Any]] = []
+        for part in self.parts:
+            if part.call is not None:
+                parts.append(function_call_part(part.call))
+            elif part.kind == "text":
+                parts.append({"text": part.text})
+            else:
+                parts.append({"text": part.text, "thought": True})
+        candidate = {
+            "content": {"parts": parts, "role": "model"},
+            "finishReason": self.wire_reason(finished, _REASONS),
+            "index": 0,
+        }
+        body: dict[str, Any] = {"candidates": [candidate]}
+        meta = usage_metadata(usage_or_empty(finished.usage))
+        if meta:
+            body["usageMetadata"] = meta
+        body["modelVersion"] = self.model
+        body["responseId"] = self.message_id
+        return body
+
+    def _error_body(self, message: str) -> dict[str, Any]:
+        return gemini_error(message)

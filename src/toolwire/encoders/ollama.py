@@ -8,6 +8,8 @@ stream ends with an ``{"error": ...}`` line.
 Not expressible, recorded in ``lossy``: a truncated or unreadable call (left out,
 as for Gemini) and a content-filter stop (Ollama only knows ``stop`` and
 ``length``).
+
+``OllamaBodyEncoder``: the one object of a non-streaming ``/api/chat`` reply.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, ClassVar
 import orjson
 
 from toolwire.encoders.base import StreamEncoder, usage_or_empty
+from toolwire.encoders.body import WholeBodyEncoder
 from toolwire.events import StreamFinished, ToolCall
 
 _REASONS = {"tool_calls": "stop", "stop": "stop", "length": "length", "content_filter": "stop"}
@@ -54,15 +57,19 @@ class OllamaEncoder(StreamEncoder):
     def _reasoning(self, text: str) -> list[str]:
         return [self._line({"thinking": text})]
 
-    def _whole_call(self, call: ToolCall) -> list[str]:
+    def _tool_call(self, call: ToolCall) -> dict[str, Any]:
         fn = {"index": self._tool_index, "name": call.name, "arguments": call.arguments}
         self._tool_index += 1
         entry: dict[str, Any] = {"function": fn}
         if call.id:
             entry["id"] = call.id
-        return [self._line({"tool_calls": [entry]})]
+        return entry
 
-    def _finish(self, finished: StreamFinished) -> list[str]:
+    def _whole_call(self, call: ToolCall) -> list[str]:
+        return [self._line({"tool_calls": [self._tool_call(call)]})]
+
+    def _done(self, finished: StreamFinished) -> dict[str, Any]:
+        """The last object's fields: ``done``, its reason and the token counts."""
         if finished.finish_reason == "content_filter":
             self.note(
                 "a content-filter stop is sent as done_reason 'stop' (Ollama has no such reason)"
@@ -73,7 +80,33 @@ class OllamaEncoder(StreamEncoder):
             extra["prompt_eval_count"] = usage.input_tokens
         if usage.output_tokens is not None:
             extra["eval_count"] = usage.output_tokens
-        return [self._line({}, **extra)]
+        return extra
+
+    def _finish(self, finished: StreamFinished) -> list[str]:
+        return [self._line({}, **self._done(finished))]
 
     def _fail(self, message: str) -> list[str]:
         return [orjson.dumps({"error": message}).decode() + "\n"]
+
+
+class OllamaBodyEncoder(WholeBodyEncoder, OllamaEncoder):
+    """The ``/api/chat`` reply: one message with the text, the thinking and the calls
+    (arguments as objects), and the ``done`` fields."""
+
+    def _body(self, finished: StreamFinished) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": self.text_of("text")}
+        thinking = self.text_of("reasoning")
+        if thinking:
+            message["thinking"] = thinking
+        calls = [self._tool_call(call) for call in self.calls()]
+        if calls:
+            message["tool_calls"] = calls
+        return {
+            "model": self.model,
+            "created_at": self.created_at,
+            "message": message,
+            **self._done(finished),
+        }
+
+    def _error_body(self, message: str) -> dict[str, Any]:
+        return {"error": message}

@@ -4,13 +4,16 @@
 tool-call deltas, a chunk with ``finish_reason``, the usage chunk (``choices: []``,
 as with ``stream_options.include_usage``) and ``data: [DONE]``. A failed stream ends
 with an ``error`` object and no ``[DONE]``.
+
+``OpenAIChatBodyEncoder``: the ``chat.completion`` object of a non-streaming request.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
+from toolwire.encoders.base import StreamEncoder, arguments_text, sse, usage_or_empty
+from toolwire.encoders.body import WholeBodyEncoder
 from toolwire.events import StreamFinished, ToolCall, Usage
 
 _REASONS = {
@@ -118,3 +121,48 @@ class OpenAIChatEncoder(StreamEncoder):
 
     def _fail(self, message: str) -> list[str]:
         return [sse({"error": {"message": message, "type": "upstream_error", "code": None}})]
+
+
+class OpenAIChatBodyEncoder(WholeBodyEncoder, OpenAIChatEncoder):
+    """The ``chat.completion`` object: one choice whose message holds the text
+    (``content``, null when there is none), the reasoning (``reasoning_field``) and
+    the calls (``tool_calls``, arguments as JSON text). Usage is always there."""
+
+    def _body(self, finished: StreamFinished) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": self.text_of("text") or None,
+            "refusal": None,
+        }
+        reasoning = self.text_of("reasoning")
+        if reasoning:
+            message[self.reasoning_field] = reasoning
+        calls = [
+            {
+                "id": self.call_id(call.id, call.slot, "call_"),
+                "type": "function",
+                "function": {"name": call.name, "arguments": arguments_text(call)},
+            }
+            for call in self.calls()
+        ]
+        if calls:
+            message["tool_calls"] = calls
+        choice = {
+            "index": 0,
+            "message": message,
+            "logprobs": None,
+            "finish_reason": self.wire_reason(finished, _REASONS),
+        }
+        return {
+            "id": self.chunk_id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": [choice],
+            "usage": openai_usage_dict(usage_or_empty(finished.usage)),
+        }
+
+    def _error_body(self, message: str) -> dict[str, Any]:
+        return {
+            "error": {"message": message, "type": "upstream_error", "param": None, "code": None}
+        }

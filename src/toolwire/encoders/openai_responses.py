@@ -9,6 +9,9 @@
 
 A truncated function call gets no ``.done`` events: it never finished, and the
 final response lists it with status ``incomplete``.
+
+``OpenAIResponsesBodyEncoder``: the ``response`` object of a non-streaming request,
+the same object the stream's terminal event carries.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
+from toolwire.encoders.base import StreamEncoder, arguments_text, sse, usage_or_empty
+from toolwire.encoders.body import WholeBodyEncoder
 from toolwire.events import StreamFinished, ToolCall, Usage
 
 
@@ -25,7 +29,10 @@ def responses_usage_dict(usage: Usage) -> dict[str, Any]:
     completion = usage.output_tokens or 0
     return {
         "input_tokens": prompt,
-        "input_tokens_details": {"cached_tokens": usage.cache_read_tokens or 0},
+        "input_tokens_details": {
+            "cached_tokens": usage.cache_read_tokens or 0,
+            "cache_write_tokens": usage.cache_write_tokens or 0,  # the SDK requires it
+        },
         "output_tokens": completion,
         "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens or 0},
         "total_tokens": prompt + completion,
@@ -253,19 +260,23 @@ class OpenAIResponsesEncoder(StreamEncoder):
 
     # -- the end ----------------------------------------------------------------------
 
-    def _finish(self, finished: StreamFinished) -> list[str]:
-        out = self._close_open()
+    def _final_response(
+        self, finished: StreamFinished, output: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The finished response: ``incomplete`` when the output was cut or filtered."""
         usage = responses_usage_dict(usage_or_empty(finished.usage))
         reason = finished.finish_reason
         if reason in ("length", "content_filter"):
             details = {"reason": "max_output_tokens" if reason == "length" else "content_filter"}
-            response = self._response(
-                "incomplete", output=self._items, usage=usage, incomplete_details=details
+            return self._response(
+                "incomplete", output=output, usage=usage, incomplete_details=details
             )
-            out.append(self._event("response.incomplete", {"response": response}))
-        else:
-            response = self._response("completed", output=self._items, usage=usage)
-            out.append(self._event("response.completed", {"response": response}))
+        return self._response("completed", output=output, usage=usage)
+
+    def _finish(self, finished: StreamFinished) -> list[str]:
+        out = self._close_open()
+        response = self._final_response(finished, self._items)
+        out.append(self._event(f"response.{response['status']}", {"response": response}))
         return out
 
     def _fail(self, message: str) -> list[str]:
@@ -274,3 +285,49 @@ class OpenAIResponsesEncoder(StreamEncoder):
         response = self._response("failed", output=self._items, error=error)
         out.append(self._event("response.failed", {"response": response}))
         return out
+
+
+class OpenAIResponsesBodyEncoder(WholeBodyEncoder, OpenAIResponsesEncoder):
+    """The ``response`` object: ``reasoning``, ``message`` and ``function_call`` output
+    items in the order they came; a truncated call's item is ``incomplete``."""
+
+    def _body(self, finished: StreamFinished) -> dict[str, Any]:
+        output: list[dict[str, Any]] = []
+        for index, part in enumerate(self.parts):
+            if part.call is not None:
+                call = part.call
+                output.append(
+                    {
+                        "type": "function_call",
+                        "id": f"fc_{self.message_id}_{index}",
+                        "call_id": self.call_id(call.id, call.slot, "call_"),
+                        "name": call.name,
+                        "arguments": arguments_text(call),
+                        "status": "incomplete" if call.status == "truncated" else "completed",
+                    }
+                )
+            elif part.kind == "text":
+                content = {"type": "output_text", "text": part.text, "annotations": []}
+                output.append(
+                    {
+                        "type": "message",
+                        "id": f"msg_{self.message_id}_{index}",
+                        "status": "completed",
+                        "role": "assistant",
+                        "content": [content],
+                    }
+                )
+            else:
+                summary = {"type": "summary_text", "text": part.text}
+                output.append(
+                    {
+                        "type": "reasoning",
+                        "id": f"rs_{self.message_id}_{index}",
+                        "summary": [summary],
+                    }
+                )
+        return self._final_response(finished, output)
+
+    def _error_body(self, message: str) -> dict[str, Any]:
+        error = {"code": "server_error", "message": message}
+        return self._response("failed", error=error)

@@ -69,7 +69,10 @@ class AnthropicDecoder(SSEWireDecoder):
         event = self.load_json(message.data)
         if event is None:
             return
-        kind = event.get("type") or message.event
+        self.on_event(event.get("type") or message.event, event, message.data)
+
+    def on_event(self, kind: str | None, event: dict[str, Any], raw: str) -> None:
+        """One event of the stream (``raw``: its text, kept in error events)."""
         sink = self.sink
         index = event.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
@@ -125,6 +128,6 @@ class AnthropicDecoder(SSEWireDecoder):
         elif kind == "error":
             err = event.get("error") or {}
             detail = err.get("message", err) if isinstance(err, dict) else err
-            sink.error(f"the upstream sent an error: {detail}", message.data)
+            sink.error(f"the upstream sent an error: {detail}", raw)
             sink.set_finish_reason("error")  # the turn failed; it did not "stop"
             self.finished = True

@@ -71,9 +71,10 @@ class WireDecoder(ABC):
             sink.invalid_utf8 = None
             self.text = text
 
-    def load_json(self, data: str) -> Any:
-        """One wire message's JSON. Unreadable JSON goes through the repair ladder
-        (proxies emit Python-style chunks); what still fails becomes an error event."""
+    def load_json(self, data: str, what: str = "message") -> Any:
+        """One wire message's JSON (``what`` it is, for error messages). Unreadable JSON
+        goes through the repair ladder (proxies emit Python-style chunks); what still
+        fails becomes an error event."""
         self.repaired = False
         try:
             value = orjson.loads(data)
@@ -82,13 +83,13 @@ class WireDecoder(ABC):
         else:
             if isinstance(value, dict):
                 return value
-            self.sink.error(f"{self.format_name} message is not a JSON object", data)
+            self.sink.error(f"{self.format_name} {what} is not a JSON object", data)
             return None
         self.repaired = True
         result = repair_json(data)
         if result.ok and not result.truncated and isinstance(result.value, dict):
             return result.value
-        self.sink.error(f"unreadable {self.format_name} message: {result.error or 'cut off'}", data)
+        self.sink.error(f"unreadable {self.format_name} {what}: {result.error or 'cut off'}", data)
         return None
 
 

@@ -111,9 +111,17 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
                         if isinstance(text, str):
                             self.text(text)
             elif itype == "reasoning":
-                for part in item.get("summary") or []:
-                    if isinstance(part, dict) and isinstance(part.get("text"), str):
-                        sink.reasoning(part["text"])
+                # a summary (OpenAI's models), else the reasoning text itself (open models)
+                for parts in (item.get("summary"), item.get("content")):
+                    texts = [
+                        part["text"]
+                        for part in parts or []
+                        if isinstance(part, dict) and isinstance(part.get("text"), str)
+                    ]
+                    if texts:
+                        for text in texts:
+                            sink.reasoning(text)
+                        break
 
     def on_terminal(self, kind: str, response: dict[str, Any], raw: str) -> None:
         sink = self.sink

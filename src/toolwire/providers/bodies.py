@@ -1,0 +1,192 @@
+"""Non-streaming response bodies, read as the stream that would have carried them (F34).
+
+A ``chat.completion`` object, an Anthropic ``message`` or a Responses ``response`` is
+buffered whole and, at the end of input, handed piece by piece to the same methods of
+its wire's stream decoder that the stream's messages reach. Its calls therefore go
+through the same assembler and finisher: repairs, coercion and cut-offs (a ``length``
+finish closes the last call as truncated, F1) come out as they would from the stream.
+Gemini ``generateContent`` and Ollama bodies need none of this: their stream decoders
+read a whole object like one chunk.
+
+``json_wire`` tells the five wires apart by the shape of a JSON object: a whole body,
+or the first chunk of a JSON-framed stream (Gemini's array, Ollama's lines).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+from toolwire.providers.anthropic import AnthropicDecoder
+from toolwire.providers.base import WireDecoder
+from toolwire.providers.openai_chat import OpenAIChatDecoder
+from toolwire.providers.openai_responses import OpenAIResponsesDecoder
+
+
+def json_wire(value: dict[str, Any]) -> str | None:
+    """The wire format a JSON object belongs to, from its top-level shape; None if it
+    is none of them (model text that happens to be JSON)."""
+    error = value.get("error")
+    if value.get("type") == "error" and isinstance(error, dict):
+        return "anthropic"
+    if "choices" in value or str(value.get("object", "")).startswith("chat.completion"):
+        return "openai-chat"
+    if value.get("type") == "message" and isinstance(value.get("content"), list):
+        return "anthropic"
+    if value.get("object") == "response" or (
+        isinstance(value.get("output"), list) and "status" in value
+    ):
+        return "openai-responses"
+    if any(key in value for key in ("candidates", "promptFeedback", "usageMetadata")):
+        return "gemini"
+    if isinstance(value.get("done"), bool) and ("message" in value or "response" in value):
+        return "ollama"
+    if isinstance(error, str):
+        return "ollama"  # Ollama's errors are bare strings
+    if isinstance(error, dict):
+        # Gemini's error has a status name; OpenAI's (Chat and Responses alike) a type
+        return "gemini" if "status" in error else "openai-chat"
+    return None
+
+
+class WholeBody(WireDecoder):
+    """A mixin for a stream decoder: take the input as one JSON body, read at the end.
+
+    Nothing is read before the end: a body is not valid JSON until its last byte.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._body: list[bytes] = []
+
+    def feed(self, data: bytes | str) -> None:
+        self._body.append(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+
+    def close(self) -> None:
+        raw = b"".join(self._body).decode("utf-8", "replace")
+        self._body = []
+        body = self.load_json(raw, "response body")
+        if body is None:
+            self.sink.set_finish_reason("error")  # the error event says why
+        else:
+            try:
+                self.read_body(body, raw)
+            except Exception as exc:  # a body of an unexpected shape: say so, never raise
+                self.sink.error(
+                    f"could not interpret {self.format_name} response body: {exc!r}", raw
+                )
+                self.sink.set_finish_reason("error")
+        self.finished = True  # the whole body was there: nothing was dropped
+
+    @abstractmethod
+    def read_body(self, body: dict[str, Any], raw: str) -> None:
+        """Hand the body to the stream decoder's methods, as its stream would."""
+
+    def upstream_error(self, error: Any, raw: str) -> None:
+        detail = error.get("message", error) if isinstance(error, dict) else error
+        self.sink.error(f"the upstream sent an error: {detail}", raw)
+        self.sink.set_finish_reason("error")
+
+
+def _as_delta(message: dict[str, Any]) -> dict[str, Any]:
+    """A ``chat.completion`` message as the one delta a stream would have carried.
+
+    Its calls get their positions as indexes (a body needs none, some servers write 0
+    for every call, and a call without an id would be routed by guesswork). The legacy
+    ``function_call`` beside ``tool_calls`` repeats the first of them (servers write
+    both for old clients): it is dropped there, and read as the call only when it
+    stands alone.
+    """
+    delta = dict(message)
+    calls = delta.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        delta.pop("function_call", None)
+        delta["tool_calls"] = [
+            {**call, "index": position} if isinstance(call, dict) else call
+            for position, call in enumerate(calls)
+        ]
+    return delta
+
+
+class OpenAIChatBodyDecoder(WholeBody, OpenAIChatDecoder):
+    """A ``chat.completion`` object: each choice's ``message`` is read as its delta."""
+
+    def read_body(self, body: dict[str, Any], raw: str) -> None:
+        if body.get("error") is not None:
+            self.upstream_error(body["error"], raw)
+            return
+        choices = body.get("choices")
+        chunk: dict[str, Any] = {"usage": body.get("usage")}
+        if isinstance(choices, list):
+            chunk["choices"] = [
+                {**choice, "delta": _as_delta(choice["message"])}
+                if isinstance(choice, dict) and isinstance(choice.get("message"), dict)
+                else choice
+                for choice in choices
+            ]
+        self.on_chunk(chunk, raw)
+
+
+class AnthropicBodyDecoder(WholeBody, AnthropicDecoder):
+    """An Anthropic ``message``: its blocks, each started and stopped whole, then its
+    stop reason, as the stream's events would bring them."""
+
+    def read_body(self, body: dict[str, Any], raw: str) -> None:
+        if body.get("type") == "error":
+            self.on_event("error", body, raw)
+            return
+        self.on_event("message_start", {"message": body}, raw)
+        content = body.get("content")
+        for index, block in enumerate(content if isinstance(content, list) else []):
+            if not isinstance(block, dict):
+                continue
+            tool_input = block.get("input")
+            self.on_event("content_block_start", {"index": index, "content_block": block}, raw)
+            if (
+                tool_input is not None
+                and not isinstance(tool_input, dict)
+                and (index in self._tool_blocks)
+            ):
+                # a proxy's JSON text (or other value) where the object belongs: read
+                # it as the stream's input_json_delta would be, never dropped
+                self.sink.tool(index, None, None, tool_input)
+            self.on_event("content_block_stop", {"index": index}, raw)
+        self.on_event("message_delta", {"delta": {"stop_reason": body.get("stop_reason")}}, raw)
+        self.on_event("message_stop", {}, raw)
+
+
+# a Responses status → the stream's terminal event for it
+_TERMINALS = {
+    "completed": "response.completed",
+    "incomplete": "response.incomplete",
+    "failed": "response.failed",
+    "cancelled": "response.failed",
+}
+
+
+class OpenAIResponsesBodyDecoder(WholeBody, OpenAIResponsesDecoder):
+    """A Responses ``response`` object: each output item as its ``output_item.done``
+    event, then the terminal event its status names."""
+
+    def read_body(self, body: dict[str, Any], raw: str) -> None:
+        if body.get("object") != "response" and body.get("error") is not None:
+            self.upstream_error(body["error"], raw)  # an HTTP error body, not a response
+            return
+        output = body.get("output")
+        for index, item in enumerate(output if isinstance(output, list) else []):
+            self.on_item({"output_index": index, "item": item}, done=True)
+        status = body.get("status")
+        terminal = _TERMINALS.get(status) if isinstance(status, str) else None
+        if terminal is None:
+            self.sink.error(f"the response has not finished (status {status!r})", raw)
+            self.sink.set_finish_reason("error")
+            return
+        self.on_terminal(terminal, body, raw)
+
+
+# wire format → its body decoder
+BODY_DECODERS: dict[str, type[WireDecoder]] = {
+    "openai-chat": OpenAIChatBodyDecoder,
+    "anthropic": AnthropicBodyDecoder,
+    "openai-responses": OpenAIResponsesBodyDecoder,
+}
