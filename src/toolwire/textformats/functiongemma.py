@@ -44,6 +44,7 @@ def _value(s: str, i: int) -> tuple[Any, int]:
                 raise _Unreadable("an unclosed bracket")
             if s[i] == closer:
                 return (out_obj if closer == "}" else out_list), i + 1
+            item_start = i
             if closer == "}":
                 colon = s.find(":", i)
                 if colon < 0:
@@ -56,6 +57,8 @@ def _value(s: str, i: int) -> tuple[Any, int]:
             i = _skip(s, i)
             if i < len(s) and s[i] == ",":
                 i += 1
+            if i == item_start:  # a closer of the other kind: no item, no progress
+                raise _Unreadable(f"a stray {s[i]!r}")
     j = i
     while j < len(s) and s[j] not in ",}]":
         j += 1
@@ -66,7 +69,7 @@ def read_arguments(body: str) -> dict[str, Any] | str:
     """``{k:<escape>v<escape>}`` → {"k": "v"}; unreadable text comes back as is."""
     try:
         value, end = _value(body, 0)
-    except _Unreadable:
+    except (_Unreadable, RecursionError):  # deep nesting is unreadable too, not a crash
         return body
     if not isinstance(value, dict) or body[end:].strip():
         return body
