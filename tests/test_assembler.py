@@ -216,6 +216,21 @@ def test_json_scanner_agrees_with_a_character_scan_however_split(
     )
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='{}[]"\\ a\n', max_size=60), st.integers(0, 60))
+def test_json_scanner_scan_to_close_stops_where_the_value_closes_F22(
+    text: str, start: int
+) -> None:
+    # the text after the value is left alone, so a call never pays for what follows it
+    start = min(start, len(text))
+    scan = JsonScanner()
+    end = scan.scan_to_close(text, start)
+    [first], _ = _scan_by_char([text[start:]])
+    assert end == (start + first if first >= 0 else -1)
+    _, state = _scan_by_char([text[start : end if end >= 0 else len(text)]])
+    assert (scan.depth, scan.in_string, scan.escape, scan.values_closed) == state
+
+
 def test_toolcall_is_frozen_and_serializable() -> None:
     r = run([(0, "a", "read_file", '{"path": "x"}')])
     call: ToolCall = r.calls[0]

@@ -36,13 +36,22 @@ class JsonScanner:
     def feed(self, text: str) -> int:
         """Scan ``text``; return the offset just past the first top-level value that
         closed in it, or -1 when none did. Scanning continues to the end either way."""
+        return self._scan(text, 0, False)
+
+    def scan_to_close(self, text: str, start: int = 0) -> int:
+        """Scan ``text`` from ``start`` and stop just past the first top-level value
+        that closes: answer that offset, or -1 when none did (all of it scanned). The
+        text after the close is not looked at, so a value costs its own length
+        however much text follows it."""
+        return self._scan(text, start, True)
+
+    def _scan(self, text: str, pos: int, stop: bool) -> int:
         n = len(text)
-        self.consumed += n
-        pos = 0
+        start = pos
         first_close = -1
-        if self.escape and n:
+        if self.escape and pos < n:
             self.escape = False
-            pos = 1
+            pos += 1
         depth = self.depth
         in_string = self.in_string
         string_body = _STRING_BODY.match
@@ -76,6 +85,9 @@ class JsonScanner:
                         self.values_closed += 1
                         if first_close < 0:
                             first_close = pos
+                            if stop:
+                                break
         self.depth = depth
         self.in_string = in_string
+        self.consumed += (pos if first_close >= 0 and stop else n) - start
         return first_close

@@ -60,56 +60,62 @@ class _Envelope:
         self.outcome: tuple[str, str] = (CALL, "")
 
     def step(self) -> tuple[str, str] | _Need:
+        """Read what the buffer holds of the object. Every scan stops where the
+        object (or its arguments) closes, so a call costs its own length however
+        much text follows it in the buffer (F22)."""
         sc = self.sc
         buf, pos = sc._buf, sc._pos
-        text = buf[pos:]
-        sc._pos = len(buf)
-        while text:
-            if self.phase == _HEAD or self.phase == _BUFFER:
-                off = self.outer.feed(text)
-                piece = text if off < 0 else text[:off]
-                self.parts.append(piece)
-                self.size += len(piece)
-                if off >= 0:
-                    sc._pos = len(buf) - (len(text) - off)
-                    return self._whole("".join(self.parts))
-                if self.phase == _BUFFER:
-                    break
-                head = "".join(self.parts)
-                self.parts = [head]
-                m = _HEADER.match(head)
-                if m is None:
-                    if self.size >= _HEADER_LIMIT:
-                        self.phase = _BUFFER
-                    break
-                self.index = sc.begin_call(_decode_name(m.group(1)))
-                self.phase = _ARGS
-                text = head[m.end() :]
-                self.outer = JsonScanner()  # re-track the object from inside the args
-                self.outer.depth, self.outer.started = 1, True
-                continue
-            if self.phase == _ARGS:
-                off = self.inner.feed(text)
-                args = text if off < 0 else text[:off]
-                if args:
-                    sc.arguments(self.index, args)
-                self.outer.feed(args)
-                if off < 0:
-                    break
-                sc.end_call(self.index)
-                self.phase = _TAIL
-                text = text[off:]
-                sc._pos = len(buf) - len(text)
-                continue
-            # _TAIL: the rest of the object after its arguments (normally "}")
-            off = self.outer.feed(text)
-            if off >= 0:
-                sc._pos = len(buf) - (len(text) - off)
+        if self.phase == _HEAD or self.phase == _BUFFER:
+            end = self.outer.scan_to_close(buf, pos)
+            stop = len(buf) if end < 0 else end
+            self.parts.append(buf[pos:stop])
+            self.size += stop - pos
+            sc._pos = stop
+            if end >= 0:
+                return self._whole("".join(self.parts))
+            if self.phase == _HEAD:
+                self._header()
+        else:
+            end = self._after_header(buf, pos)
+            sc._pos = len(buf) if end < 0 else end
+            if end >= 0:
                 return (CALL, "")
-            break
         if not sc._eof:
             return NEED
         return self._cut()
+
+    def _header(self) -> None:
+        """The object is still open: once its header is readable, start the call and
+        stream the argument text read so far."""
+        head = "".join(self.parts)
+        self.parts = [head]
+        m = _HEADER.match(head)
+        if m is None:
+            if self.size >= _HEADER_LIMIT:
+                self.phase = _BUFFER
+            return
+        self.index = self.sc.begin_call(_decode_name(m.group(1)))
+        self.phase = _ARGS
+        # the object is one level deep once its arguments close
+        self.outer = JsonScanner()
+        self.outer.depth, self.outer.started = 1, True
+        self._after_header(head, m.end())  # cannot close: the object did not within ``head``
+
+    def _after_header(self, text: str, pos: int) -> int:
+        """Stream argument text from ``text[pos:]``, then follow the object's tail
+        (normally ``}``). Answers the offset just past the object's close, or -1
+        when it is still open (all of ``text`` read)."""
+        if self.phase == _ARGS:
+            end = self.inner.scan_to_close(text, pos)
+            stop = len(text) if end < 0 else end
+            if stop > pos:
+                self.sc.arguments(self.index, text[pos:stop])
+            if end < 0:
+                return -1
+            self.sc.end_call(self.index)
+            self.phase = _TAIL
+            pos = end
+        return self.outer.scan_to_close(text, pos)
 
     def _whole(self, obj: str) -> tuple[str, str]:
         """The object closed before streaming began: read it at once."""

@@ -94,13 +94,12 @@ class _CallList:
 
     def step(self) -> bool | _Need:
         sc = self.sc
-        buf, pos = sc._buf, sc._pos
-        text = buf[pos:]
+        text, pos = sc._buf, sc._pos  # read in place: the list ends where it closes (F22)
         n = len(text)
-        i = start = 0
-        if self.escape and n:
+        i = start = pos
+        if self.escape and i < n:
             self.escape = False
-            i = 1
+            i += 1
         stack = self.open
         while i < n:
             if self.quote:
@@ -146,10 +145,10 @@ class _CallList:
                 elif not stack:
                     self.parts.append(text[start:j])
                     self._flush("".join(self.parts))
-                    sc._pos = pos + i
+                    sc._pos = i
                     return True  # the list closed
         self.parts.append(text[start:])
-        sc._pos = len(buf)
+        sc._pos = n
         if not sc._eof:
             return NEED
         rest = "".join(self.parts).rstrip()

@@ -340,15 +340,14 @@ class TextScanner:
         """Pass one JSON container (the text starts with ``{`` or ``[``) to ``emit``;
         answer True when it closed, False at end of stream."""
         buf, pos = self._buf, self._pos
-        text = buf[pos:] if pos else buf
-        off = scanner.feed(text)
-        if off >= 0:
-            if off:
-                emit(text[:off])
-            self._pos = pos + off
+        end = scanner.scan_to_close(buf, pos)  # never past the value (F22)
+        if end >= 0:
+            if end > pos:
+                emit(buf[pos:end])
+            self._pos = end
             return True
-        if text:
-            emit(text)
+        if len(buf) > pos:
+            emit(buf[pos:])
         self._pos = len(buf)
         return False if self._eof else NEED
 

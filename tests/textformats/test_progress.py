@@ -1,0 +1,80 @@
+"""Never hang, and never pay for the text after a call: every scanner loop advances,
+and a call costs its own length however much text follows it in the buffer (F22)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_families import CASES
+from tf_bound import cpu_bound
+from tf_harness import TOOLS
+
+from toolwire.assemble import CallAssembler
+from toolwire.parser import parse_stream
+from toolwire.spec import ToolSpec
+from toolwire.textformats import EXTRACTORS, make_extractor
+from toolwire.textformats.functiongemma import read_arguments
+
+
+@pytest.mark.parametrize("family", ["functiongemma", "auto"])
+def test_functiongemma_list_item_at_a_brace_never_hangs(family: str) -> None:
+    # a list item at "}" consumed nothing, and the list loop asked again forever
+    text = "<start_function_call>call:f{a:[}<end_function_call>"
+    with cpu_bound(2, text):
+        result = parse_stream(text, f"text:{family}", [])
+    assert not result.errors
+    [call] = result.calls
+    # the body is handed over as written; the repair ladder names what it took
+    assert (call.name, call.raw_arguments) == ("f", "{a:[}")
+    assert call.status != "complete"
+
+
+def test_functiongemma_stray_closers_and_deep_nesting_are_unreadable_not_fatal() -> None:
+    with cpu_bound(2, "read_arguments"):
+        assert read_arguments("{a:[1 ] ]}") == "{a:[1 ] ]}"
+        assert read_arguments("{a:{b:[}]}") == "{a:{b:[}]}"
+        deep = "{a:" + "[" * 5000 + "]" * 5000 + "}"
+        assert read_arguments(deep) == deep
+    assert read_arguments("{a:[1, <escape>x<escape>], b:{c:true}}") == {
+        "a": [1, "x"],
+        "b": {"c": True},
+    }
+
+
+# -- linear time: the text after a call is never looked at per call -----------------
+
+_TOOLS = [ToolSpec.from_dict(t) for t in TOOLS]
+_CALLS = 200
+
+
+def _seconds(family: str, text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        sink = CallAssembler(_TOOLS)
+        extractor = make_extractor(family, sink, _TOOLS)
+        start = time.process_time()
+        extractor.feed(text)
+        extractor.close()
+        sink.end()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def _calls_text(family: str) -> str:
+    """The family's prose-and-call cases, repeated: about ``_CALLS`` calls."""
+    inputs = [c.input for c in CASES if c.family == family and c.id.startswith(f"{family}-text")]
+    assert inputs, family
+    block = "\n".join(inputs) + "\n"
+    return block * (_CALLS // len(inputs))
+
+
+@pytest.mark.parametrize("family", sorted(EXTRACTORS))
+def test_calls_cost_the_same_whatever_text_follows_them_in_one_feed_F22(family: str) -> None:
+    """200 calls, then 2 MB of prose, in one piece (a non-streaming body): before, each
+    call scanned (or copied) the rest of the buffer, 200 x 2 MB."""
+    calls = _calls_text(family)
+    tail = "\n" + "The rest of the answer is prose without markup. " * 43_000
+    alone = _seconds(family, calls) + _seconds(family, tail)
+    together = _seconds(family, calls + tail)
+    assert together < 3 * alone + 0.02, f"{family}: {together:.3f}s vs {alone:.3f}s apart"
