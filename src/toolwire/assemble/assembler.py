@@ -104,6 +104,7 @@ class _Slot:
         "checked",
         "closed",
         "cumulative",
+        "delimited",
         "errors",
         "finished",
         "id",
@@ -140,6 +141,7 @@ class _Slot:
         self.snapshot: str | None = None
         self.shown = 0
         self.checked = 0
+        self.delimited = False  # its source marks where it ends: never split (F3)
         self.started_event = False
         self.repairs: list[str] = []
         self.errors: list[str] = []
@@ -214,6 +216,7 @@ class CallAssembler:
         repairs: Iterable[str] = (),
         snapshots: bool = True,
         unreadable: str = "",
+        delimited: bool = False,
     ) -> None:
         """One tool-call fragment: any of header (id, name) and argument text/object.
 
@@ -223,6 +226,9 @@ class CallAssembler:
         ``unreadable``: the decoder found the arguments unreadable (not JSON at all,
         e.g. Python source with a syntax error) and says why; they are kept as raw
         text and the call is invalid, never repaired or taken for a cut-off.
+        ``delimited``: this source says where the call ends (a text-format
+        extractor), so its text is never split into a second call (F3), however
+        it was chunked (F15).
         """
         if not isinstance(id, str) or not id:
             id = None
@@ -236,6 +242,8 @@ class CallAssembler:
         slot = self._route(index, id, name, arguments)
         if not snapshots:
             slot.snapshots = False
+        if delimited:
+            slot.delimited = True
         slot.repairs.extend(repairs)
         if unreadable:
             slot.unreadable = unreadable
@@ -406,6 +414,8 @@ class CallAssembler:
         """A fragment without a matching id that cannot belong to ``slot``: the slot's
         value is whole and the fragment names another tool or opens a second value.
         Never {..}{..} concatenation, never two names merged (F3, F19)."""
+        if slot.delimited:
+            return False
         renamed = name is not None and slot.name is not None and name != slot.name
         opens = isinstance(arguments, str) and opens_value(arguments)
         if not (renamed or opens):

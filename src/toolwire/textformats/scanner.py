@@ -423,7 +423,9 @@ class TextScanner:
         index = self._next_index
         self._next_index += 1
         self._open_calls.add(index)
-        self.sink.tool(index, id, name or None, None, repairs=repairs, snapshots=False)
+        self.sink.tool(
+            index, id, name or None, None, repairs=repairs, snapshots=False, delimited=True
+        )
         return index
 
     def arguments(self, index: int, value: str | Mapping[str, Any] | list[Any]) -> None:

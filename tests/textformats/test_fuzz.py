@@ -1,0 +1,63 @@
+"""Fuzzing every family with mutated valid texts, bounded in time (see tf_fuzz).
+
+Each family gets a small budget in CI; ``TOOLWIRE_FUZZ_SECONDS`` (per family) and
+``TOOLWIRE_FUZZ_INPUTS`` raise it for a longer run:
+
+    TOOLWIRE_FUZZ_SECONDS=120 TOOLWIRE_FUZZ_INPUTS=1000000 pytest tests/textformats/test_fuzz.py
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from test_families import CASES
+from tf_fuzz import fuzz
+from tf_harness import TOOLS, check_split_invariance
+
+from toolwire.parser import parse_stream
+from toolwire.textformats import FAMILIES
+
+SECONDS = float(os.environ.get("TOOLWIRE_FUZZ_SECONDS", "1.0"))
+MAX_INPUTS = int(os.environ.get("TOOLWIRE_FUZZ_INPUTS", "400"))
+
+
+def _seeds(family: str) -> list[str]:
+    if family == "auto":
+        return [c.input for c in CASES]
+    return [c.input for c in CASES if c.family == family]
+
+
+@pytest.mark.parametrize("family", [f for f in FAMILIES if _seeds(f)])
+def test_mutated_text_never_hangs_raises_or_loses_text_F15(family: str) -> None:
+    count = fuzz(family, _seeds(family), seconds=SECONDS, max_inputs=MAX_INPUTS)
+    assert count > 0
+
+
+# -- what the fuzzers found ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("family", "text"),
+    [
+        # raw (non-JSON) argument text streamed in pieces: a piece that opened a second
+        # value after a balanced one became a second call, only in some chunkings
+        ("mistral", "[TOOL_CALLS]ping[ARGS]x{}\nTOOL_CALLS]ping[ARGS]{}"),
+        ("kimi_k2", "<|tool_call_begin|>functions.ping:0<|tool_call_argument_begin|>{}<|s{}"),
+        # <|plugin|> not followed by JSON was given back after a later feed had
+        # already compacted it out of the buffer
+        ("internlm", '<|action_start|><|plugin|> \nnot json {"name":'),
+    ],
+)
+def test_fuzz_findings_are_the_same_in_any_chunking_F15(family: str, text: str) -> None:
+    check_split_invariance(family, text, TOOLS, f"fuzz-{family}")
+
+
+def test_fuzz_finding_pythonic_text_in_a_call_list_is_kept_in_an_invalid_call() -> None:
+    # text after the last call of a list, or a list whose brackets do not pair,
+    # was dropped at the list's close: now an invalid call keeps it
+    r = parse_stream("[ping() stray]", "text:pythonic", TOOLS)
+    assert [(c.name, c.status) for c in r.calls] == [("ping", "complete"), ("stray", "invalid")]
+    r = parse_stream("[ping(()x])] after", "text:pythonic", TOOLS)
+    [call] = r.calls
+    assert (call.status, call.raw_arguments, r.text) == ("invalid", "ping(()x])", "] after")
