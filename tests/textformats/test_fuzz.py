@@ -61,3 +61,11 @@ def test_fuzz_finding_pythonic_text_in_a_call_list_is_kept_in_an_invalid_call() 
     r = parse_stream("[ping(()x])] after", "text:pythonic", TOOLS)
     [call] = r.calls
     assert (call.status, call.raw_arguments, r.text) == ("invalid", "ping(()x])", "] after")
+
+
+def test_fuzz_finding_auto_closes_a_family_it_chose_at_end_of_stream_F1() -> None:
+    # a short output starting with "[" is decided only at its end; the family chosen
+    # then was never closed, so its cut-off call and its text were lost
+    text = '[TOOL_CALLS][{"name": "get_weather", "arguments "x", "arguments": {"ci'
+    r = parse_stream(text, "text:auto", TOOLS)
+    assert [(c.name, c.status) for c in r.calls] == [("get_weather", "truncated")]

@@ -74,10 +74,10 @@ class AutoExtractor(TextScanner):
             super().feed(text)
 
     def close(self) -> None:
+        if self.delegate is None:
+            super().close()  # may hand over: the family is decided at end of stream
         if self.delegate is not None:
             self.delegate.close()
-        else:
-            super().close()
 
     def at_start(self) -> Grammar:
         found = yield (self.peek, _BARE, 230, "[{")
