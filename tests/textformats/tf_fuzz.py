@@ -121,7 +121,9 @@ def output_blob(result: StreamResult) -> str:
     return "\n".join(parts)
 
 
-def check_input(family: str, text: str, rng: random.Random, chunkings: int = 2) -> None:
+def check_input(
+    family: str, text: str, rng: random.Random, chunkings: int = 2, *, account: bool = True
+) -> None:
     """One fuzz input: bounded, no error, chunking-invariant, nothing lost."""
     data = text.encode()
     tools: list[dict[str, Any]] = TOOLS
@@ -134,7 +136,8 @@ def check_input(family: str, text: str, rng: random.Random, chunkings: int = 2) 
             got = summary(parse_chunks(family, chunks, tools))
             assert got == expected, f"{label}: chunking {chunks!r} differs"
     assert not whole.errors, f"{label}: {whole.errors}"
-    assert not lost_sentinels(text, whole), f"{label}: text lost; output {summary(whole)}"
+    if account:
+        assert not lost_sentinels(text, whole), f"{label}: text lost; output {summary(whole)}"
 
 
 def lost_sentinels(text: str, result: StreamResult, *, strict: bool = False) -> list[str]:

@@ -146,12 +146,6 @@ class _CallList:
                     self.parts.append(text[start:j])
                     self._flush("".join(self.parts))
                     sc._pos = i
-                    self.parts.append(text[start : j if c == "]" else i])
-                    rest = "".join(self.parts)
-                    if rest.strip(" \t\r\n,"):
-                        # not a whole call (stray brackets, junk): an invalid call
-                        # keeps its text rather than dropping it
-                        sc.whole_call(*read_call(rest))
                     return True  # the list closed
         self.parts.append(text[start:])
         sc._pos = n

@@ -29,6 +29,7 @@ __all__ = ["NEED", "Emit", "Grammar", "Markers", "Request", "TextScanner", "_Nee
 
 _SPACE = frozenset(" \t\r\n")
 _WS_LIMIT = 256  # whitespace allowed between a marker and what must follow it
+_PUSH_BACK_LIMIT = 64  # the longest text ``push_back`` may give back
 
 
 class Markers:
@@ -106,8 +107,11 @@ class TextScanner:
         if self._failed:
             self.sink.text(text)
             return
-        self._buf = self._buf[self._pos :] + text if self._pos else self._buf + text
-        self._pos = 0
+        # compact once per feed, keeping a little consumed text so that a grammar
+        # may still push back a marker or separator it read before this feed
+        keep = max(0, self._pos - _PUSH_BACK_LIMIT)
+        self._buf = self._buf[keep:] + text if keep else self._buf + text
+        self._pos -= keep
         self._drive()
 
     def close(self) -> None:
@@ -407,7 +411,9 @@ class TextScanner:
         return "".join(parts), m
 
     def push_back(self, text: str) -> None:
-        """Un-consume ``text``, which the last request just consumed."""
+        """Un-consume ``text`` (at most ``_PUSH_BACK_LIMIT`` characters), which was
+        consumed last, possibly before the latest feed."""
+        assert len(text) <= _PUSH_BACK_LIMIT and self._pos >= len(text)
         self._pos -= len(text)
 
     def skip(self, n: int) -> None:
