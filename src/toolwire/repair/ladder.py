@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
@@ -24,6 +25,7 @@ from .result import RepairResult
 __all__ = ["partial_value", "repair_json"]
 
 _LONG_DIGITS: Final = re.compile(r"\d{19}")
+_KEY_END: Final = re.compile(r'"[ \t\n\r]*:')
 
 
 def repair_json(text: str) -> RepairResult:
@@ -46,7 +48,7 @@ def partial_value(text: str) -> Any:
     try:
         if not isinstance(text, str) or not text.strip():
             return None
-        ok, value = _strict(text)
+        ok, value, _ = _strict(text)
         if ok:
             return value
         out = parse_lenient(text, prefix=True)
@@ -55,34 +57,64 @@ def partial_value(text: str) -> Any:
         return None
 
 
-def _strict(text: str) -> tuple[bool, Any]:
+def _strict(text: str) -> tuple[bool, Any, tuple[str, ...]]:
+    """Strict JSON: ``(ok, value, repairs)``; the one possible repair is ``duplicate_key``."""
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return False, None
-    if _has_float(value) and _LONG_DIGITS.search(text):
-        # orjson turns integers beyond 64 bits into floats; json keeps them exact.
-        # (Only a value with a float can hold one: walking the value is far cheaper
-        # than searching long text, such as a file's content, for 19 digits.)
-        try:
-            value = json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError):
-            return False, None
-    return True, value
+        return False, None, ()
+    has_float, keys = _shape(value)
+    # orjson turns integers beyond 64 bits into floats; json keeps them exact. (Only a
+    # value with a float can hold one: walking the value is far cheaper than searching
+    # long text, such as a file's content, for 19 digits.)
+    inexact = has_float and _LONG_DIGITS.search(text) is not None
+    # orjson keeps the last of repeated keys silently. Every member written has a key
+    # that ends in `"` and a colon, so when there are no more of those than keys in
+    # the value, no key was repeated (colons are counted first: it is cheaper).
+    repeated = 0 < keys < text.count(":") and len(_KEY_END.findall(text)) > keys
+    if not (inexact or repeated):
+        return True, value, ()
+    duplicates: list[bool] = []
+    try:
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_pairs_noting(duplicates) if repeated else None,
+        )
+    except (ValueError, RecursionError):
+        return False, None, ()
+    return True, value, ("duplicate_key",) if duplicates else ()
 
 
-def _has_float(value: Any) -> bool:
+def _shape(value: Any) -> tuple[bool, int]:
+    """Does ``value`` hold a float; how many object keys does it hold in all?"""
+    has_float = False
+    keys = 0
     stack = [value]
     while stack:
         item = stack.pop()
         kind = type(item)
         if kind is float:
-            return True
-        if kind is dict:
+            has_float = True
+        elif kind is dict:
+            keys += len(item)
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)
-    return False
+    return has_float, keys
+
+
+def _pairs_noting(duplicates: list[bool]) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """An ``object_pairs_hook`` that keeps the last of repeated keys (as orjson does)
+    and notes that there were some."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) < len(items):
+            duplicates.append(True)
+        return out
+
+    return pairs
 
 
 def _reject_constant(name: str) -> Any:
@@ -92,9 +124,9 @@ def _reject_constant(name: str) -> Any:
 def _repair(text: str) -> RepairResult:
     if not isinstance(text, str):
         return RepairResult(None, False, (), False, f"expected str, got {type(text).__name__}")
-    ok, value = _strict(text)
+    ok, value, repairs = _strict(text)
     if ok:
-        return _finish(value, (), False)
+        return _finish(value, repairs, False)
     if not text.strip():
         return RepairResult(None, False, (), False, "empty input: no JSON value found")
 
@@ -114,14 +146,14 @@ def _repair(text: str) -> RepairResult:
 def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
     for cand in candidates:
         if cand.text is not text:
-            ok, value = _strict(cand.text)
+            ok, value, repairs = _strict(cand.text)
             if ok:
-                return _finish(value, cand.repairs, False)
+                return _finish(value, (*cand.repairs, *repairs), False)
     for cand in candidates:
         if looks_pythonish(cand.text):
-            ok, value = parse_python_literal(cand.text)
+            ok, value, repairs = parse_python_literal(cand.text)
             if ok:
-                return _finish(value, (*cand.repairs, "python_literal"), False)
+                return _finish(value, (*cand.repairs, "python_literal", *repairs), False)
     first_error: str | None = None
     for cand in candidates:
         out = parse_lenient(cand.text)
@@ -138,10 +170,10 @@ def _finish(value: Any, repairs: tuple[str, ...], truncated: bool) -> RepairResu
     if isinstance(value, str):
         inner = value.strip()
         if inner[:1] in ("{", "[") and inner[-1:] in ("}", "]"):
-            ok, decoded = _strict(inner)
+            ok, decoded, inner_repairs = _strict(inner)
             if ok and isinstance(decoded, dict | list):
                 value = decoded
-                repairs = (*repairs, "double_encoded")
+                repairs = (*repairs, "double_encoded", *inner_repairs)
     return RepairResult(value, True, _unique(repairs), truncated)
 
 
