@@ -292,7 +292,7 @@ class _Coercer:
             text = value.strip()
             if target == "integer" and _NUMBER.fullmatch(text):
                 number = _parse_number(text)
-                if number is not None and float(number).is_integer():
+                if isinstance(number, int) or (number is not None and number.is_integer()):
                     return True, int(number)
             elif target == "number" and _NUMBER.fullmatch(text):
                 number = _parse_number(text)

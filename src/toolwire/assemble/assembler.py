@@ -40,7 +40,7 @@ from toolwire.events import (
 )
 from toolwire.finish import NOT_GIVEN, CallFinisher
 from toolwire.invalid_utf8 import REPLACEMENT
-from toolwire.jsontext import may_become_json, parses_as_json
+from toolwire.jsontext import dumps, may_become_json, parses_as_json
 from toolwire.repair import partial_value
 from toolwire.spec import ToolSpec
 
@@ -265,7 +265,7 @@ class CallAssembler:
             # F10: an object instead of a JSON string; it replaces, like a snapshot
             slot.snapshot = None
             slot.object_value = arguments
-            text = orjson.dumps(arguments).decode()
+            text = dumps(arguments)  # integers beyond 64 bits too (orjson refuses them)
             slot.parts = [text]
             slot.size = len(text)
             if slot.started_event:

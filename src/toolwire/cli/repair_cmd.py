@@ -12,6 +12,9 @@ from toolwire.coerce import coerce_arguments
 from toolwire.finish import SchemaValidator
 from toolwire.repair import repair_json
 
+#: Exit code when the input was cut off: what is printed is a best effort (F1).
+EXIT_TRUNCATED = 3
+
 
 def repair(
     text: Annotated[
@@ -24,7 +27,11 @@ def repair(
         bool, typer.Option("--json", help='Print {"value", "status", "repairs"}.')
     ] = False,
 ) -> None:
-    """Repair one JSON value and print it. Exit 1 when nothing can be recovered."""
+    """Repair one JSON value and print it.
+
+    Exit 1: nothing could be recovered.
+    Exit 3: the input was cut off; the value printed is what arrived (status "truncated").
+    """
     raw = sys.stdin.read() if text is None or text == "-" else text
     result = repair_json(raw)
     if not result.ok:
@@ -43,7 +50,7 @@ def repair(
         errors = SchemaValidator(schema_doc).errors(value)
         if coerced.repairs and status == "complete":
             status = "repaired"
-        if errors:
+        if errors and status != "truncated":
             status = "invalid"
     if as_json:
         out: dict[str, Any] = {"value": value, "status": status, "repairs": repairs}
@@ -54,3 +61,5 @@ def repair(
         print_json(value)
         for error in errors:
             typer.echo(f"toolwire: {error}", err=True)
+    if result.truncated:
+        fail("the input was cut off: the value printed is incomplete", code=EXIT_TRUNCATED)

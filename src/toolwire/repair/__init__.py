@@ -17,9 +17,13 @@ Guarantees
   look the same, and a truncated call must not be executed as if it were whole.
 - Nothing is made up for a missing value: a key without a value (``{"a": }`` or a
   dangling ``{"a":`` at the end) is dropped, and the drop is recorded.
-- ``NaN``, ``Infinity`` and ``-Infinity`` are read as the Python floats they name
-  (repair ``non_finite_number``); schema validation decides whether they are
-  acceptable. Strict JSON never produces them.
+- ``NaN``, ``Infinity`` and ``-Infinity`` are read as the Python floats they name,
+  and a number beyond a double (``1e999``) as infinity, always with the repair
+  ``non_finite_number``; schema validation decides whether they are acceptable.
+- An integer longer than Python converts (``sys.get_int_max_str_digits()``, 4,300
+  digits by default) is kept as its digits in a string (``long_integer``).
+- Of repeated keys in an object the last one wins, as in ``JSON.parse``, and the
+  drop is named (``duplicate_key``), valid JSON or not.
 - Several top-level values (``{..}{..}``, F3) are refused, not merged or picked.
 - The lenient parser is linear in the input size (see :mod:`toolwire.repair.lenient`).
 
@@ -44,7 +48,9 @@ Repair names (``RepairResult.repairs``)
 ``inner_quote``          a ``"`` inside a string that is not its end was kept as content
 ``invalid_escape``       an unknown escape (``\\d``) was kept literally (``\\'`` read as ``'``)
 ``python_constant``      ``True``/``False``/``None`` (``TRUE``, ``NULL``, ``undefined``) read
-``non_finite_number``    ``NaN``/``Infinity``/``-Infinity`` read as floats
+``non_finite_number``    ``NaN``/``Infinity``/``-Infinity``, or beyond a double (``1e999``), read
+``long_integer``         an integer too long for Python to read kept as its digits, in a string
+``duplicate_key``        a key repeated in one object: the last value was kept
 ``invalid_number``       a number JSON does not allow (``.5``, ``2.``, ``1_000``, ``2e``)
 ``tuple``                a parenthesized Python tuple read as an array
 ``function_call``        a call around a value (``NumberLong("2")``, JSONP ``cb({...})``)

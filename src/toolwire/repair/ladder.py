@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
@@ -46,7 +47,7 @@ def partial_value(text: str) -> Any:
     try:
         if not isinstance(text, str) or not text.strip():
             return None
-        ok, value = _strict(text)
+        ok, value, _ = _strict(text)
         if ok:
             return value
         out = parse_lenient(text, prefix=True)
@@ -55,34 +56,90 @@ def partial_value(text: str) -> Any:
         return None
 
 
-def _strict(text: str) -> tuple[bool, Any]:
+def _strict(text: str) -> tuple[bool, Any, tuple[str, ...]]:
+    """Strict JSON: ``(ok, value, repairs)``; the one possible repair is ``duplicate_key``."""
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return False, None
-    if _has_float(value) and _LONG_DIGITS.search(text):
-        # orjson turns integers beyond 64 bits into floats; json keeps them exact.
-        # (Only a value with a float can hold one: walking the value is far cheaper
-        # than searching long text, such as a file's content, for 19 digits.)
-        try:
-            value = json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError):
-            return False, None
-    return True, value
+        return False, None, ()
+    has_float, keys = _float_and_keys(value)
+    # orjson turns integers beyond 64 bits into floats; json keeps them exact. (Only a
+    # value with a float can hold one: walking the value is far cheaper than searching
+    # long text, such as a file's content, for 19 digits.)
+    inexact = has_float and _LONG_DIGITS.search(text) is not None
+    # orjson keeps the last of repeated keys silently. Each member written has one
+    # colon; other colons are inside strings. So when the text has no more colons
+    # than the value has keys, or than its keys and strings account for, no member
+    # was dropped. (A colon escaped as \u003a is in a string but not in the text:
+    # then the json reader decides.)
+    colons = text.count(":")
+    repeated = False
+    if colons > keys:
+        in_strings = _colons_in_strings(value)
+        members = colons - in_strings
+        repeated = members > keys or (
+            members == keys and in_strings > 0 and ("\\u003a" in text or "\\u003A" in text)
+        )
+    if not (inexact or repeated):
+        return True, value, ()
+    duplicates: list[bool] = []
+    try:
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_pairs_noting(duplicates) if repeated else None,
+        )
+    except (ValueError, RecursionError):
+        return False, None, ()
+    return True, value, ("duplicate_key",) if duplicates else ()
 
 
-def _has_float(value: Any) -> bool:
+def _float_and_keys(value: Any) -> tuple[bool, int]:
+    """Does ``value`` hold a float; how many object keys does it hold in all?"""
+    has_float = False
+    keys = 0
     stack = [value]
     while stack:
         item = stack.pop()
         kind = type(item)
         if kind is float:
-            return True
-        if kind is dict:
+            has_float = True
+        elif kind is dict:
+            keys += len(item)
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)
-    return False
+    return has_float, keys
+
+
+def _colons_in_strings(value: Any) -> int:
+    """How many colons the keys and strings of ``value`` hold in all."""
+    colons = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            colons += item.count(":")
+        elif kind is dict:
+            colons += "".join(item).count(":")
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return colons
+
+
+def _pairs_noting(duplicates: list[bool]) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """An ``object_pairs_hook`` that keeps the last of repeated keys (as orjson does)
+    and notes that there were some."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) < len(items):
+            duplicates.append(True)
+        return out
+
+    return pairs
 
 
 def _reject_constant(name: str) -> Any:
@@ -92,9 +149,9 @@ def _reject_constant(name: str) -> Any:
 def _repair(text: str) -> RepairResult:
     if not isinstance(text, str):
         return RepairResult(None, False, (), False, f"expected str, got {type(text).__name__}")
-    ok, value = _strict(text)
+    ok, value, repairs = _strict(text)
     if ok:
-        return _finish(value, (), False)
+        return _finish(value, repairs, False)
     if not text.strip():
         return RepairResult(None, False, (), False, "empty input: no JSON value found")
 
@@ -114,14 +171,14 @@ def _repair(text: str) -> RepairResult:
 def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
     for cand in candidates:
         if cand.text is not text:
-            ok, value = _strict(cand.text)
+            ok, value, repairs = _strict(cand.text)
             if ok:
-                return _finish(value, cand.repairs, False)
+                return _finish(value, (*cand.repairs, *repairs), False)
     for cand in candidates:
         if looks_pythonish(cand.text):
-            ok, value = parse_python_literal(cand.text)
+            ok, value, repairs = parse_python_literal(cand.text)
             if ok:
-                return _finish(value, (*cand.repairs, "python_literal"), False)
+                return _finish(value, (*cand.repairs, "python_literal", *repairs), False)
     first_error: str | None = None
     for cand in candidates:
         out = parse_lenient(cand.text)
@@ -138,10 +195,10 @@ def _finish(value: Any, repairs: tuple[str, ...], truncated: bool) -> RepairResu
     if isinstance(value, str):
         inner = value.strip()
         if inner[:1] in ("{", "[") and inner[-1:] in ("}", "]"):
-            ok, decoded = _strict(inner)
+            ok, decoded, inner_repairs = _strict(inner)
             if ok and isinstance(decoded, dict | list):
                 value = decoded
-                repairs = (*repairs, "double_encoded")
+                repairs = (*repairs, "double_encoded", *inner_repairs)
     return RepairResult(value, True, _unique(repairs), truncated)
 
 

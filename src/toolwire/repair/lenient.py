@@ -13,6 +13,7 @@ The parser never raises: :func:`parse_lenient` returns a :class:`LenientOutcome`
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Final
@@ -213,6 +214,11 @@ def _unescape_match(m: re.Match[str]) -> str:
     if len(esc) == 1:
         return "'" if esc == "'" else _SIMPLE_ESCAPES[esc]
     return chr(int(esc[1:], 16))
+
+
+def _escapes_apostrophe(chunk: str) -> bool:
+    """Does a run hold the escape ``\\'`` (not ``\\\\`` followed by ``'``)?"""
+    return any(m.group(1) == "'" for m in _ESCAPE.finditer(chunk))
 
 
 def _decode_run(chunk: str) -> str:
@@ -502,6 +508,8 @@ class _Parser:
             if value is _MISSING:
                 continue
             assert isinstance(key, str)
+            if key in out:
+                self.rep("duplicate_key")  # the last one wins, as in JSON.parse
             out[key] = value
             i = self.skip()
             if i >= n:
@@ -584,8 +592,8 @@ class _Parser:
                     continue  # a stray closer between elements
                 break
             if c == ",":
-                if not after_comma or not out:
-                    self.rep("trailing_comma")
+                if after_comma or not out:
+                    self.rep("trailing_comma")  # a doubled or leading comma
                 saw_comma = True
                 self.i = i + 1
                 after_comma = True
@@ -641,9 +649,7 @@ class _Parser:
             text = m.group()
             self.i = m.end()
             self.stray_quote_after()
-            if "." in text or "e" in text or "E" in text:
-                return float(text)
-            return int(text)
+            return self.number_value(text)
         m = _LOOSE_NUMBER.match(s, i)
         end = m.end() if m else i
         if end > i and self.ends_token(end, ctx):
@@ -675,20 +681,18 @@ class _Parser:
                     self.truncated = True
                 self.rep("invalid_number")
                 self.i = end
-                return float(clean) if clean not in ("", "-") else _MISSING
+                return self.number_value(clean + ".0") if clean not in ("", "-") else _MISSING
             if clean.endswith("."):
                 if end >= n:
                     self.truncated = True
                 self.rep("invalid_number")
                 self.i = end
-                return float(clean + "0")
+                return self.number_value(clean + "0")
             if clean.startswith(".") or clean.startswith("-."):
                 self.rep("invalid_number")
             self.i = end
             try:
-                if "." in clean or "e" in clean or "E" in clean:
-                    return float(clean)
-                return int(clean)
+                return self.number_value(clean)
             except ValueError:
                 self.rep("unquoted_string")
                 return text
@@ -697,6 +701,21 @@ class _Parser:
             self.i = i + 9
             return float("-inf")
         return self.bareword(ctx)
+
+    def number_value(self, text: str) -> int | float | str:
+        """The value of a number written as ``text`` (digits, fraction, exponent)."""
+        if "." in text or "e" in text or "E" in text:
+            value = float(text)
+            if not math.isfinite(value):
+                self.rep("non_finite_number")  # 1e999: beyond a double, read as inf
+            return value
+        try:
+            return int(text)
+        except ValueError:
+            # More digits than Python converts (sys.get_int_max_str_digits): kept as
+            # the digits, in a string.
+            self.rep("long_integer")
+            return text
 
     def stray_quote_after(self) -> None:
         """``12345",``: a closing quote with no opening one after a value."""
@@ -820,17 +839,20 @@ class _Parser:
             start = i = i + 1
         parts: list[str] = []
         # Brackets opened inside the string and not closed: a quote followed by `}`
-        # is then more likely content (`"answer is {"a": "b"}, ..."`). Counted lazily,
-        # up to `counted`, only when a quote is followed by a closer.
+        # is then more likely content (`"answer is {"a": "b"}, ..."`, `"['"]+"`) --
+        # unless the string kept no quote as content yet and the closers end the
+        # text or are followed by a delimiter (`"if (x) {"}`). Counted lazily, up to
+        # `counted`, only when a quote is followed by a closer.
         inner_open = 0
         counted = start
+        kept_quote = False
         while True:
             m = run.match(s, i)
             j = m.end() if m else i
             if j > i:
                 chunk = s[i:j]
                 if "\\" in chunk:
-                    if q == '"' and "\\'" in chunk:
+                    if q == '"' and "\\'" in chunk and _escapes_apostrophe(chunk):
                         self.rep("invalid_escape")  # \' is not JSON; read as an apostrophe
                     chunk = _decode_run(chunk)
                 parts.append(chunk)
@@ -867,15 +889,18 @@ class _Parser:
                     seg = s[counted:i]
                     counted = i
                     inner_open += seg.count("{") + seg.count("[") - seg.count("}") - seg.count("]")
+                open_inside = inner_open
+                if inner_open > 0 and not kept_quote and self.closers_end(i + 1):
+                    open_inside = 0
                 if (
                     doubled
                     and i + 1 < n
                     and s[i + 1] == '"'
-                    and self.ends_string(i + 2, ctx, inner_open)
+                    and self.ends_string(i + 2, ctx, open_inside)
                 ):
                     self.i = i + 2
                     return "".join(parts)
-                if self.ends_string(i + 1, ctx, inner_open):
+                if self.ends_string(i + 1, ctx, open_inside):
                     self.i = i + 1
                     return "".join(parts)
                 if ctx != _KEY:
@@ -883,6 +908,7 @@ class _Parser:
                     if cut is not None:
                         return cut
                 self.rep("inner_quote")
+                kept_quote = True
                 parts.append(c)
                 i += 1
                 continue
@@ -961,6 +987,17 @@ class _Parser:
         parts.append("\\")
         return i + 1
 
+    def closers_end(self, j: int) -> bool:
+        """Is ``j`` followed by closers and then a delimiter or the end of the text?"""
+        s = self.s
+        k = self.peek(j)
+        if k >= self.n or s[k] not in _CLOSERS:
+            return False
+        stop = min(self.n, k + 64)
+        while k < stop and (s[k] in _CLOSERS or s[k] in _WS):
+            k += 1
+        return k >= self.n or s[k] in ",]}"
+
     def ends_string(self, j: int, ctx: int, inner_open: int) -> bool:
         """Is a quote right before ``j`` the end of a string read in ``ctx``?"""
         s = self.s
@@ -983,11 +1020,19 @@ class _Parser:
             return c in self.stack and inner_open <= 0
         if c in _OPEN_QUOTES:
             # The next value follows without a comma -- unless that quote is itself
-            # followed by a delimiter, i.e. looks like this string's real end.
-            k = self.peek(m + 1)
+            # followed by a delimiter, i.e. looks like this string's real end. (Only
+            # whitespace is skipped: after an opening quote, `#` or `//` is text.)
+            k = _ws_end(s, m + 1)
             return not (k >= n or s[k] in ",}]")
         if ctx == _ARR:
-            return c == "," or c == ":" or c.isdigit() or c in "{["
+            if c == "," or c == ":" or c.isdigit() or c in "{[":
+                return True
+            if c == "-":
+                return m + 1 < n and s[m + 1].isdigit()  # ["a" -1]
+            # ["a" null]: the next item, a literal, without a comma
+            word = _KEYWORD.match(s, m)
+            k = self.peek(word.end()) if word else -1
+            return word is not None and (k >= n or s[k] in ",]")
         # an object member's value
         if c == ",":
             k = self.peek(m + 1)

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from toolwire.names import resolve_tool_name
+from toolwire.repair.pyliteral import NoJsonForm, json_from_python, parse_python
 from toolwire.textformats.scanner import NEED, Grammar, TextScanner, _Need
 
 _WRAPPERS = {"<|python_start|>": "<|python_end|>", "<|tool_call_start|>": "<|tool_call_end|>"}
@@ -27,46 +28,39 @@ _NAME = re.compile(r"[\s,]*([A-Za-z_][\w.]*)")
 _CONSTANTS = {"true": True, "false": False, "null": None, "none": None}
 
 
-def _plain(value: Any) -> Any:
-    """Python literal → JSON-ready value."""
-    if isinstance(value, tuple | list | set | frozenset):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, complex):
-        return str(value)
-    return value
-
-
-def _literal(node: ast.expr) -> Any:
+def _literal(node: ast.expr, repairs: dict[str, None], long_integers: dict[str, str]) -> Any:
+    """An argument's JSON value; what it took is named in ``repairs`` (F30)."""
     try:
-        return _plain(ast.literal_eval(node))
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return json_from_python(node, repairs, long_integers)
+    except (NoJsonForm, MemoryError, RecursionError):
         pass
     if isinstance(node, ast.Name) and node.id.lower() in _CONSTANTS:
+        repairs["json_constant"] = None  # f(a=true): JSON's spelling in a Python call
         return _CONSTANTS[node.id.lower()]
-    return ast.unparse(node)  # not a literal: its source, for validation to judge
+    # A set, bytes, a complex number or an expression: no JSON value. Its source,
+    # for validation to judge.
+    repairs["python_source"] = None
+    return ast.unparse(node)
 
 
-def read_call(text: str) -> tuple[str | None, dict[str, Any] | str | None]:
-    """``f(a=1)`` → ("f", {"a": 1}); unreadable arguments come back as raw text."""
+def read_call(text: str) -> tuple[str | None, dict[str, Any] | str | None, tuple[str, ...]]:
+    """``f(a=1)`` → ("f", {"a": 1}, repairs); unreadable arguments come back as raw text."""
     source = text.strip().lstrip(",").strip()
     guess = _NAME.match(source)
     try:
-        node = ast.parse(source, mode="eval").body
+        node, long_integers = parse_python(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return (guess.group(1) if guess else None), source
+        return (guess.group(1) if guess else None), source, ()
     if not isinstance(node, ast.Call) or node.args:
-        return (guess.group(1) if guess else None), source
+        return (guess.group(1) if guess else None), source, ()
     name = ast.unparse(node.func)
     args: dict[str, Any] = {}
+    repairs: dict[str, None] = {}
     for kw in node.keywords:
         if kw.arg is None:
-            return name, source  # **kwargs
-        args[kw.arg] = _literal(kw.value)
-    return name, args
+            return name, source, ()  # **kwargs
+        args[kw.arg] = _literal(kw.value, repairs, long_integers)
+    return name, args, tuple(repairs)
 
 
 class _CallList:
@@ -86,11 +80,11 @@ class _CallList:
             self._call(pending)
 
     def _call(self, source: str) -> None:
-        name, args = read_call(source)
+        name, args, repairs = read_call(source)
         if isinstance(args, str):  # a syntax error: invalid, never a cut-off
             self.sc.whole_call(name, args, unreadable="not a readable Python call")
         else:
-            self.sc.whole_call(name, args)
+            self.sc.whole_call(name, args, repairs)
 
     def step(self) -> bool | _Need:
         sc = self.sc

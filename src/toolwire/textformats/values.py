@@ -95,7 +95,7 @@ def _as(kind: str, text: str) -> Any:
         return None if t in ("null", "None", "NULL") else _NO_FIT
     if kind == "integer":
         if _INT.fullmatch(t):
-            return int(t)
+            return _int(t)
         if _FLOAT.fullmatch(t):
             f = float(t)
             if math.isfinite(f) and f.is_integer():
@@ -103,7 +103,7 @@ def _as(kind: str, text: str) -> Any:
         return _NO_FIT
     if kind == "number":
         if _INT.fullmatch(t):
-            return int(t)
+            return _int(t)
         if _FLOAT.fullmatch(t):
             f = float(t)
             return f if math.isfinite(f) else _NO_FIT
@@ -122,6 +122,13 @@ def _as(kind: str, text: str) -> Any:
             value = result.value
         return value if isinstance(value, want) else _NO_FIT
     return _NO_FIT
+
+
+def _int(digits: str) -> int | _NoFit:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than Python converts: the text stays text
+        return _NO_FIT
 
 
 def type_value(text: str, schema: Mapping[str, Any] | None) -> Any:
