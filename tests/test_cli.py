@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from corpus import CORPUS, needs_corpus, stream_cases
+from corpus import REAL, stream_cases
 from typer.testing import CliRunner
 
 from toolwire.cli import app
@@ -22,7 +22,6 @@ def case(case_id: str) -> dict:
     return next(c for c in stream_cases() if c["id"] == case_id)
 
 
-@needs_corpus
 def test_parse_prints_the_json_contract(tmp_path: Path) -> None:
     c = case("F1-truncated-length")
     stream = tmp_path / "s.sse"
@@ -42,9 +41,8 @@ def test_parse_prints_the_json_contract(tmp_path: Path) -> None:
     assert out["finish_reason"] == "length"
 
 
-@needs_corpus
 def test_parse_reads_stdin_and_detects_the_format() -> None:
-    data = (CORPUS / "real/anthropic/tool_use_response.sse").read_text()
+    data = (REAL / "anthropic/tool_use_response.sse").read_text()
     result = runner.invoke(app, ["parse", "-"], input=data)
     assert result.exit_code == 0
     out = json.loads(result.stdout)
