@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -65,3 +66,23 @@ def test_bad_config_and_missing_db(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "mcpServers" in r.stderr
     r2 = CliRunner().invoke(audit_app, ["report", "--db", str(tmp_path / "none.db")])
     assert r2.exit_code == 2
+
+
+@pytest.mark.parametrize("command", [["list"], ["call", "echo"]])
+@pytest.mark.parametrize(
+    ("entry", "what"),
+    [
+        ({"command": "no-such-mcp-server-x"}, "command 'no-such-mcp-server-x' not found"),
+        ({"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}, "exited before"),
+    ],
+)
+def test_a_missing_or_quitting_server_is_one_line_naming_it(
+    tmp_path: Path, command: list[str], entry: dict[str, Any], what: str
+) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"broken": entry}}))
+    audit = ["--audit", str(tmp_path / "a.db")] if command[0] == "call" else []
+    r = CliRunner().invoke(tools_app, [*command, "--config", str(path), *audit])
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert "MCP server 'broken'" in line and what in line

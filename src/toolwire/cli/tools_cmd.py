@@ -47,7 +47,7 @@ EXIT_PENDING = 3
 
 
 def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False)
+    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_USAGE)
 
 
@@ -62,10 +62,23 @@ async def _with_registry(config: Path, verbose: bool, body: Any) -> Any:
             return await body(ToolRegistry(toolsets))
 
 
+def _run(config: Path, verbose: bool, body: Any) -> Any:
+    """``body(registry)`` with every configured server connected; a configuration or a
+    server that fails is one line on stderr and exit 2."""
+    from toolwire.tools import MCPConfigError, MCPServerError
+
+    try:
+        return anyio.run(_with_registry, config, verbose, body)
+    except MCPConfigError as exc:
+        raise _fail(str(exc)) from None
+    except MCPServerError as exc:
+        hint = " (--verbose shows its stderr)" if exc.exited and not verbose else ""
+        raise _fail(f"{exc}{hint}") from None
+
+
 @app.command("list")
 def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     """List every tool of every configured server, with its hints."""
-    from toolwire.tools import MCPConfigError
 
     async def body(registry: ToolRegistry) -> list[dict[str, Any]]:
         return [
@@ -79,10 +92,7 @@ def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt
             for t in registry
         ]
 
-    try:
-        tools = anyio.run(_with_registry, config, verbose, body)
-    except MCPConfigError as exc:
-        raise _fail(str(exc)) from None
+    tools = _run(config, verbose, body)
     if json_out:
         sys.stdout.write(orjson.dumps(tools, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
@@ -120,7 +130,6 @@ def call_tool(
     2: bad usage or configuration; 3: the call waits for approval (re-run with --approve).
     """
     from toolwire.engine import ToolEngine
-    from toolwire.tools import MCPConfigError
 
     sink = SQLiteSink(audit or default_audit_path())
 
@@ -132,9 +141,7 @@ def call_tool(
         return [first]
 
     try:
-        results = anyio.run(_with_registry, config, verbose, body)
-    except MCPConfigError as exc:
-        raise _fail(str(exc)) from None
+        results = _run(config, verbose, body)
     finally:
         sink.close()
     result = results[-1]
