@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,3 +87,46 @@ def test_a_missing_or_quitting_server_is_one_line_naming_it(
     assert r.exit_code == 2, r.output
     (line,) = r.stderr.splitlines()
     assert "MCP server 'broken'" in line and what in line
+
+
+def _audit_db(path: Path) -> Path:
+    from toolwire.audit import SQLiteSink
+
+    SQLiteSink(path).close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "what"),
+    [
+        ("random.db", bytes(range(256)) * 4, "not an audit database"),
+        ("empty.db", b"", "is empty"),
+        ("audit.jsonl", b'{"type": "call", "tool_name": "x"}\n', "line 1: not a call record"),
+        ("audit.jsonl", b"just some text\n", "line 1: not JSON"),
+        ("audit.jsonl", b"[1, 2]\n", "line 1: neither a call nor a task"),
+    ],
+)
+def test_report_on_a_file_that_is_not_an_audit_log_says_so(
+    tmp_path: Path, name: str, content: bytes, what: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    r = CliRunner().invoke(audit_app, ["report", "--db", str(path)])
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert str(path) in line and what in line
+
+
+def test_report_on_another_sqlite_database_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.close()
+    r = CliRunner().invoke(audit_app, ["report", "--db", str(path)])
+    assert r.exit_code == 2 and "not a toolwire audit log" in r.stderr
+
+
+def test_report_leaves_no_wal_or_shm_files(tmp_path: Path) -> None:
+    db = _audit_db(tmp_path / "audit.db")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = CliRunner().invoke(audit_app, ["report", "--db", str(db), "--json"])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before == ["audit.db"]

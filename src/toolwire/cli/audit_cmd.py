@@ -46,7 +46,7 @@ def report(
     try:
         records, tasks = read_jsonl(path) if path.suffix == ".jsonl" else read_sqlite(path)
     except (OSError, ValueError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     result = build_report(records, tasks)
     if json_out:
