@@ -127,3 +127,27 @@ def test_entry_point_runs_as_a_module() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [1, 2]
+
+
+def test_a_tools_file_with_a_schema_that_is_not_json_schema_is_refused(tmp_path: Path) -> None:
+    """Refused when loaded, naming the tool and the schema error, for parse and convert."""
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": "get_weather", "parameters": {"type": "frobnicate"}}]))
+    for command in (["parse"], ["convert", "--from", "openai-chat"]):
+        result = runner.invoke(app, [*command, "--tools", str(tools), "-"], input="")
+        assert result.exit_code == 2, result.output
+        assert result.stdout == ""
+        (line,) = result.stderr.splitlines()
+        assert "tool 'get_weather'" in line and "not valid JSON Schema" in line
+        assert "'frobnicate'" in line and "(at type)" in line
+
+
+def test_a_tools_file_of_random_bytes_gets_a_message_about_the_file(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_bytes(bytes(range(128, 256)) * 2)
+    result = runner.invoke(app, ["parse", "--tools", str(tools), "-"], input="")
+    assert result.exit_code == 2
+    assert (
+        result.stderr.strip()
+        == f"toolwire: tools file {tools} is not JSON: it is not UTF-8 text (byte 0)"
+    )
