@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from corpus import REAL, stream_cases
 from typer.testing import CliRunner
 
+import toolwire
 from toolwire.cli import app
 
 runner = CliRunner()
@@ -151,3 +154,105 @@ def test_a_tools_file_of_random_bytes_gets_a_message_about_the_file(tmp_path: Pa
         result.stderr.strip()
         == f"toolwire: tools file {tools} is not JSON: it is not UTF-8 text (byte 0)"
     )
+
+
+def test_version_and_short_help() -> None:
+    version = runner.invoke(app, ["--version"])
+    assert version.exit_code == 0
+    assert version.stdout == f"toolwire {toolwire.__version__}\n"
+    short = runner.invoke(app, ["-h"])
+    assert short.exit_code == 0 and "Commands:" in short.stdout and "parse" in short.stdout
+
+
+COMMANDS = [
+    [],
+    ["parse"],
+    ["convert"],
+    ["repair"],
+    ["demo"],
+    ["tools"],
+    ["tools", "list"],
+    ["tools", "call"],
+    ["audit"],
+    ["audit", "report"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "toolwire")
+def test_help_names_values_shows_defaults_and_says_where_input_comes_from(
+    command: list[str],
+) -> None:
+    """No type column (`<bool>`, `<str>` after options); defaults shown; FILE → stdin."""
+    result = runner.invoke(app, [*command, "-h"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "<bool>" not in text
+    options = " ".join(text.split("Options:", 1)[1].split())  # unwrapped
+    assert not re.search(r"--[a-z-]+ <", options), options
+    assert max(len(line) for line in text.splitlines()) <= 80
+    if command in (["parse"], ["convert"]):
+        assert "FILE" in text and "standard input when missing or -" in text
+        assert "[default: auto]" in options
+    if command == ["demo"]:
+        assert "[default: 7" in options
+
+
+def test_parse_warns_about_untrusted_calls_and_strict_fails_on_them(tmp_path: Path) -> None:
+    """F1: a truncated call gets one line on stderr; --strict makes it exit 1."""
+    c = case("F1-truncated-length")
+    stream = tmp_path / "s.sse"
+    stream.write_text(c["input"])
+    default = runner.invoke(app, ["parse", "--format", "openai-chat", str(stream)])
+    assert default.exit_code == 0
+    assert json.loads(default.stdout)["calls"][0]["status"] == "truncated"
+    (warning,) = default.stderr.splitlines()
+    assert (
+        warning
+        == "toolwire: warning: call 'run_shell' (call_1) is truncated: its arguments were cut off"
+    )
+    strict = runner.invoke(app, ["parse", "--strict", "--format", "openai-chat", str(stream)])
+    assert strict.exit_code == 1
+    assert json.loads(strict.stdout) == json.loads(default.stdout)
+    assert "is truncated" in strict.stderr
+
+
+def test_parse_strict_fails_on_an_invalid_call_and_passes_a_good_one(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "get_weather",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"city": {"type": "string"}},
+                        "required": ["city"],
+                    },
+                }
+            ]
+        )
+    )
+
+    def stream(arguments: str) -> str:
+        delta = {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "c1",
+                    "function": {"name": "get_weather", "arguments": arguments},
+                }
+            ]
+        }
+        chunks = [
+            {"choices": [{"index": 0, "delta": delta}]},
+            {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        ]
+        return "".join(f"data: {json.dumps(x)}\n\n" for x in chunks) + "data: [DONE]\n\n"
+
+    args = ["parse", "--strict", "--tools", str(tools), "-"]
+    bad = runner.invoke(app, args, input=stream("{}"))
+    assert bad.exit_code == 1
+    (line,) = bad.stderr.splitlines()
+    assert line == "toolwire: call 'get_weather' (c1) is invalid: missing required argument: 'city'"
+    good = runner.invoke(app, args, input=stream('{"city": "Oslo"}'))
+    assert good.exit_code == 0 and good.stderr == ""

@@ -6,6 +6,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import toolwire
+
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
@@ -17,3 +19,8 @@ def test_a_plain_install_brings_what_toolwire_tools_needs() -> None:
     """`toolwire tools` and the MCP toolsets import the mcp SDK: it must not hide in an extra."""
     project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]
     assert "mcp" in _names(project["dependencies"])
+
+
+def test_the_version_toolwire_reports_is_the_package_version() -> None:
+    project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]
+    assert toolwire.__version__ == project["version"]

@@ -83,11 +83,15 @@ class _OutputGate:
 
 
 def convert(
-    file: Annotated[str, typer.Argument(help="Stream file, or - for stdin.")] = "-",
+    file: Annotated[
+        str | None,
+        typer.Argument(metavar="FILE", help="Stream file; standard input when missing or -."),
+    ] = None,
     source: Annotated[
         str,
         typer.Option(
             "--from",
+            metavar="FORMAT",
             help="Source wire format: openai-chat | anthropic | openai-responses | gemini | "
             "ollama | auto.",
         ),
@@ -96,21 +100,27 @@ def convert(
         str,
         typer.Option(
             "--to",
+            metavar="FORMAT",
             help=f"Target wire format: {' | '.join(ENCODERS)} | gemini-array.",
         ),
     ] = "openai-chat",
     tools: Annotated[
         str | None,
-        typer.Option(help="JSON list of tools, to repair and validate calls on the way."),
+        typer.Option(
+            metavar="FILE", help="JSON list of tools, to repair and validate calls on the way."
+        ),
     ] = None,
     arguments: Annotated[
         str,
         typer.Option(
+            metavar="MODE",
             help="final: each call whole, with repaired arguments | stream: argument text "
             "forwarded as it arrives.",
         ),
     ] = "final",
-    model: Annotated[str, typer.Option(help="Model name written into the output.")] = "toolwire",
+    model: Annotated[
+        str, typer.Option(metavar="NAME", help="Model name written into the output.")
+    ] = "toolwire",
     whole: Annotated[
         bool,
         typer.Option(
@@ -130,7 +140,9 @@ def convert(
     except (UnknownFormatError, UnknownEncoderError) as exc:
         fail(str(exc))
     try:
-        stream: BinaryIO = sys.stdin.buffer if file == "-" else Path(file).open("rb")  # noqa: SIM115
+        stream: BinaryIO = (
+            sys.stdin.buffer if file in (None, "-") else Path(file).open("rb")  # noqa: SIM115
+        )
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror or exc}")
     gate = _OutputGate(source, converter.start())

@@ -115,7 +115,10 @@ def _matches(result: StreamResult, expect: dict[str, Any] | None) -> bool | None
 
 def demo(
     chunk_size: Annotated[
-        int, typer.Option(min=1, help="Bytes per network read when feeding each stream.")
+        int,
+        typer.Option(
+            min=1, metavar="BYTES", help="Bytes per network read when feeding each stream."
+        ),
     ] = 7,
 ) -> None:
     """Run the bundled streams through the pipeline and show what came out."""

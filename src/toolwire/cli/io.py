@@ -14,6 +14,19 @@ from toolwire.jsontext import dumps
 from toolwire.spec import ToolSpec, ToolSpecError, load_tool_specs
 
 
+def command_group(help: str) -> typer.Typer:
+    """A typer app with toolwire's help conventions: plain help text (no type column of
+    ``<bool>``/``<str>``; metavars name what a value is), ``-h`` as well as ``--help``."""
+    return typer.Typer(
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     typer.echo(f"toolwire: {message}", err=True)
     raise typer.Exit(code)

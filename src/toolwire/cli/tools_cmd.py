@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+from toolwire.cli.io import command_group
 
 if TYPE_CHECKING:
     from toolwire.engine import ToolResult
@@ -22,12 +23,7 @@ if TYPE_CHECKING:
 # The engine and tool modules are imported inside the commands: every other toolwire
 # command would otherwise pay for loading them (pydantic and the engine) at start-up.
 
-app = typer.Typer(
-    help="List and call the tools of MCP servers (a JSON file in the mcpServers form).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = command_group("List and call the tools of MCP servers (a JSON file in the mcpServers form).")
 
 
 @app.callback()
@@ -36,7 +32,8 @@ def main() -> None:
 
 
 ConfigOpt = Annotated[
-    Path, typer.Option("--config", "-c", help="MCP servers JSON file (mcpServers form).")
+    Path,
+    typer.Option("--config", "-c", metavar="FILE", help="MCP servers JSON file (mcpServers form)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show the servers' stderr.")]
@@ -106,21 +103,28 @@ def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt
 
 @app.command("call")
 def call_tool(
-    name: Annotated[str, typer.Argument(help="Tool name (as listed).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Tool name (as listed).")],
     config: ConfigOpt,
-    args: Annotated[str, typer.Option("--args", "-a", help="Arguments as JSON.")] = "{}",
+    args: Annotated[
+        str, typer.Option("--args", "-a", metavar="JSON", help="Arguments as JSON.")
+    ] = "{}",
     audit: Annotated[
         Path | None,
         typer.Option(
             "--audit",
+            metavar="FILE",
             help="Audit SQLite file [default: $TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
         ),
     ] = None,
     approve: Annotated[
         bool, typer.Option("--approve", help="Approve the call if a policy asks for approval.")
     ] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds before the call times out.")] = 60.0,
-    task: Annotated[str | None, typer.Option(help="Task id to file the call under.")] = None,
+    timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Seconds before the call times out.")
+    ] = 60.0,
+    task: Annotated[
+        str | None, typer.Option(metavar="ID", help="Task id to file the call under.")
+    ] = None,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
