@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from corpus import REAL, stream_cases
+from corpus import REAL, real_captures, stream_cases
 from typer.testing import CliRunner
 
 import toolwire
@@ -117,6 +117,32 @@ def test_demo_runs_on_bundled_data() -> None:
     assert "F1-truncated-length" in result.stdout
     assert "truncated" in result.stdout
     assert "✗" not in result.stdout  # every stream with an expectation meets it
+
+
+def test_demo_reads_at_80_columns_and_its_counts_agree() -> None:
+    result = runner.invoke(app, ["demo"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    cases = stream_cases()
+    for c in cases:  # conformance stream names are shown whole, not cut to "…"
+        assert any(f"│ {c['id']} " in line for line in lines), c["id"]
+    table_end = next(i for i, line in enumerate(lines) if line.startswith("└"))
+    summary = " ".join(" ".join(lines[table_end + 1 :]).split())
+    numbers = re.fullmatch(
+        r"(\d+) streams \((\d+) real captures, (\d+) with an expected result\), (\d+) calls: "
+        r"(\d+) complete, (\d+) repaired, (\d+) truncated \(.*?\), (\d+) invalid \(.*?\)\. "
+        r"As expected: (\d+) of the (\d+) streams with an expected result\.",
+        summary,
+    )
+    assert numbers, summary
+    streams, real, expected, calls, complete, repaired, truncated, invalid, ok, of = map(
+        int, numbers.groups()
+    )
+    assert streams == real + expected and expected == of == ok == len(cases)
+    assert real == len(real_captures())
+    assert calls == complete + repaired + truncated + invalid
+    assert truncated >= 2 and invalid >= 1 and repaired >= 5
 
 
 def test_entry_point_runs_as_a_module() -> None:
