@@ -130,3 +130,15 @@ def test_report_leaves_no_wal_or_shm_files(tmp_path: Path) -> None:
     r = CliRunner().invoke(audit_app, ["report", "--db", str(db), "--json"])
     assert r.exit_code == 0, r.output
     assert sorted(p.name for p in tmp_path.iterdir()) == before == ["audit.db"]
+
+
+def test_call_with_an_audit_file_that_cannot_be_used_says_so(config: Path, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(bytes(range(256)) * 4)
+    for audit in (tmp_path / "no" / "such" / "dir" / "a.db", junk):
+        r = CliRunner().invoke(
+            tools_app, ["call", "echo", "--config", str(config), "--audit", str(audit)]
+        )
+        assert r.exit_code == 2, r.output
+        (line,) = r.stderr.splitlines()
+        assert f"cannot use {audit} as the audit database" in line

@@ -181,7 +181,6 @@ def demo(
         f"[red]{statuses['truncated']} truncated[/] (never handed over as final), "
         f"[magenta]{statuses['invalid']} invalid[/] (kept, with an error the model can act on)."
         f"\nAs expected: {expected[True]} of the {with_expectation} streams with an expected "
-        "result."
-        + (f"\nSkipped (format unknown): {', '.join(skipped)}." if skipped else ""),
+        "result." + (f"\nSkipped (format unknown): {', '.join(skipped)}." if skipped else ""),
         highlight=False,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -135,7 +136,11 @@ def call_tool(
     """
     from toolwire.engine import ToolEngine
 
-    sink = SQLiteSink(audit or default_audit_path())
+    audit_path = audit or default_audit_path()
+    try:
+        sink = SQLiteSink(audit_path)
+    except sqlite3.Error as exc:
+        raise _fail(f"cannot use {audit_path} as the audit database: {exc}") from None
 
     async def body(registry: ToolRegistry) -> list[ToolResult]:
         engine = ToolEngine(registry, sinks=[sink], timeout=timeout)
