@@ -12,7 +12,6 @@ MB. Medians of several repeats; the machine is shared, so expect +-20 % noise.
 from __future__ import annotations
 
 import json
-import os
 import random
 import statistics
 import sys
@@ -26,16 +25,9 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import json_repair  # noqa: E402
+from corpus import REPAIR as CORPUS  # noqa: E402  (the repair cases the tests use)
 
 from toolwire.repair import repair_json  # noqa: E402
-
-# the shared corpus beside the repository, as the tests find it
-CORPUS = (
-    Path(
-        os.environ.get("TOOLWIRE_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")
-    )
-    / "repair"
-)
 
 
 def toolwire_value(text: str) -> Any:

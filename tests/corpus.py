@@ -1,4 +1,11 @@
-"""Access to the shared conformance corpus (../shared/corpus beside the repository)."""
+"""Where the tests find the conformance corpus (see tests/corpus/README.md).
+
+The repository carries all of it: the streams and real captures are the package's demo
+data (``src/toolwire/data/demo``), the repair cases are in ``tests/corpus/repair``.
+``$TOOLWIRE_CORPUS`` points every part at one directory laid out like the shared corpus
+(``streams.jsonl``, ``real/``, ``repair/``) instead. A missing file is an error, never a
+skip: a test that cannot find its data must not pass quietly.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +14,28 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from toolwire.events import StreamResult
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("TOOLWIRE_CORPUS", ROOT.parent / "shared" / "corpus"))
+_DEMO = ROOT / "src" / "toolwire" / "data" / "demo"
+_OVERRIDE = os.environ.get("TOOLWIRE_CORPUS")
 
-needs_corpus = pytest.mark.skipif(
-    not (CORPUS / "streams.jsonl").exists(),
-    reason=f"the shared conformance corpus is not at {CORPUS} (set TOOLWIRE_CORPUS)",
-)
+STREAMS = Path(_OVERRIDE, "streams.jsonl") if _OVERRIDE else _DEMO / "streams.jsonl"
+REAL = Path(_OVERRIDE, "real") if _OVERRIDE else _DEMO / "real"
+REPAIR = Path(_OVERRIDE, "repair") if _OVERRIDE else ROOT / "tests" / "corpus" / "repair"
 
 
 def stream_cases() -> list[dict[str, Any]]:
-    path = CORPUS / "streams.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    lines = STREAMS.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line]
+
+
+def real_captures(provider: str = "*") -> list[Path]:
+    """The real captured streams (``openai``, ``anthropic`` or all), sorted."""
+    found = sorted(REAL.glob(f"{provider}/*.sse"))
+    if not found:
+        raise FileNotFoundError(f"no real captures under {REAL}")
+    return found
 
 
 def mismatches(result: StreamResult, expect: dict[str, Any]) -> list[str]:

@@ -1,4 +1,4 @@
-"""Shared reading of the repair corpus (``repair/`` of the shared corpus) for tests."""
+"""Reading the repair corpus (``tests/corpus/repair``, see corpus.py) for tests."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
-from corpus import CORPUS
+from corpus import REPAIR
 
 from toolwire.coerce import coerce_arguments
 from toolwire.repair import repair_json
 
-CORPUS_DIR = CORPUS / "repair"
 FILES = ("jsonrepair", "json_repair")
 
 
@@ -46,7 +45,7 @@ class Case:
 def load_cases() -> list[Case]:
     cases = []
     for name in FILES:
-        with open(CORPUS_DIR / f"{name}.jsonl", encoding="utf-8") as fh:
+        with open(REPAIR / f"{name}.jsonl", encoding="utf-8") as fh:
             for index, line in enumerate(fh):
                 cases.append(Case(name, index, json.loads(line)))
     return cases

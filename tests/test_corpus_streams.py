@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from corpus import mismatches, needs_corpus, stream_cases
+from corpus import mismatches, stream_cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,14 +28,12 @@ def parse_in_pieces(case: dict[str, Any], cuts: list[int]) -> StreamResult:
     return StreamResult.collect(events)
 
 
-@needs_corpus
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_corpus_case_as_given(case: dict[str, Any]) -> None:
     result = parse_stream(case["input"], case["format"], case["tools"])
     assert not mismatches(result, case["expect"]), mismatches(result, case["expect"])
 
 
-@needs_corpus
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
@@ -50,7 +48,6 @@ def test_corpus_case_any_chunking(case: dict[str, Any], data: st.DataObject) -> 
     assert not mismatches(got, case["expect"])
 
 
-@needs_corpus
 def test_corpus_byte_by_byte() -> None:
     """One byte per read: the most extreme chunking, on every case."""
     for case in CASES:

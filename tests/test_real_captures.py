@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus import CORPUS, needs_corpus
+from corpus import REAL, real_captures
 
 from toolwire.parser import StreamParser, parse_stream
 
-OPENAI = sorted((CORPUS / "real" / "openai").glob("*.sse"))
-ANTHROPIC = sorted((CORPUS / "real" / "anthropic").glob("*.sse"))
+OPENAI = real_captures("openai")
+ANTHROPIC = real_captures("anthropic")
 
 
 def naive_openai(text: str) -> list[tuple[str, Any]]:
@@ -32,7 +32,6 @@ def naive_openai(text: str) -> list[tuple[str, Any]]:
     return [(names[i], json.loads("".join(calls[i]))) for i in sorted(calls)]
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", OPENAI, ids=[p.name for p in OPENAI])
 def test_real_openai_capture(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
@@ -45,15 +44,13 @@ def test_real_openai_capture(path: Path) -> None:
     assert parse_stream(text, "auto").calls == result.calls
 
 
-@needs_corpus
 def test_real_openai_parallel_capture_has_two_calls() -> None:
     counts = [len(parse_stream(p.read_bytes(), "openai-chat").calls) for p in OPENAI]
     assert sorted(counts) == [1, 1, 1, 2]
 
 
-@needs_corpus
 def test_real_anthropic_tool_use() -> None:
-    result = parse_stream((CORPUS / "real/anthropic/tool_use_response.sse").read_bytes(), "auto")
+    result = parse_stream((REAL / "anthropic/tool_use_response.sse").read_bytes(), "auto")
     assert [(c.name, c.arguments, c.status) for c in result.calls] == [
         ("get_weather", {"location": "Paris"}, "complete")
     ]
@@ -62,9 +59,8 @@ def test_real_anthropic_tool_use() -> None:
     assert result.usage is not None and result.usage.output_tokens
 
 
-@needs_corpus
 def test_real_anthropic_cut_off_at_max_tokens_is_truncated_F1() -> None:
-    data = (CORPUS / "real/anthropic/incomplete_partial_json_response.sse").read_bytes()
+    data = (REAL / "anthropic/incomplete_partial_json_response.sse").read_bytes()
     result = parse_stream(data, "anthropic")
     (call,) = result.calls
     assert call.name == "make_file"
@@ -74,15 +70,13 @@ def test_real_anthropic_cut_off_at_max_tokens_is_truncated_F1() -> None:
     assert result.text.startswith("I'll create a comprehensive tax guide")
 
 
-@needs_corpus
 def test_real_anthropic_text_only() -> None:
-    result = parse_stream((CORPUS / "real/anthropic/basic_response.sse").read_bytes(), "anthropic")
+    result = parse_stream((REAL / "anthropic/basic_response.sse").read_bytes(), "anthropic")
     assert result.calls == []
     assert result.text == "Hello there!"
     assert result.finish_reason == "stop"
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", [*OPENAI, *ANTHROPIC], ids=lambda p: p.name)
 def test_real_capture_split_inside_every_byte(path: Path) -> None:
     data = path.read_bytes()

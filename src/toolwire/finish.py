@@ -48,6 +48,17 @@ def describe_violation(error: jsonschema_exceptions.ValidationError) -> str:
     return f"argument {where}: {error.message}" if where else f"arguments: {error.message}"
 
 
+def schema_problem(schema: Mapping[str, Any]) -> str | None:
+    """Why ``schema`` is not valid JSON Schema (by its own ``$schema`` draft), or None."""
+    cls = validators.validator_for(schema)
+    try:
+        cls.check_schema(dict(schema))
+    except jsonschema_exceptions.SchemaError as exc:
+        where = exc.json_path.removeprefix("$").removeprefix(".")
+        return f"{exc.message} (at {where})" if where else exc.message
+    return None
+
+
 class SchemaValidator:
     """A compiled JSON Schema validator for one tool (built once, reused per call).
 
@@ -60,12 +71,10 @@ class SchemaValidator:
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self._error: str | None = None
         self._fits = compile_check(schema)
-        cls = validators.validator_for(schema)
-        try:
-            cls.check_schema(dict(schema))
-        except jsonschema_exceptions.SchemaError as exc:
-            self._error = f"the tool's schema is not valid JSON Schema: {exc.message}"
-        self._validator = cls(schema)
+        problem = schema_problem(schema)
+        if problem is not None:
+            self._error = f"the tool's schema is not valid JSON Schema: {problem}"
+        self._validator = validators.validator_for(schema)(schema)
         # What ``fits`` answers, as one callable for callers on a hot path.
         self.fit_check: Callable[[Any], bool] = (
             self._fits if self._error is None and self._fits is not None else _never_sure

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -65,3 +67,78 @@ def test_bad_config_and_missing_db(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "mcpServers" in r.stderr
     r2 = CliRunner().invoke(audit_app, ["report", "--db", str(tmp_path / "none.db")])
     assert r2.exit_code == 2
+
+
+@pytest.mark.parametrize("command", [["list"], ["call", "echo"]])
+@pytest.mark.parametrize(
+    ("entry", "what"),
+    [
+        ({"command": "no-such-mcp-server-x"}, "command 'no-such-mcp-server-x' not found"),
+        ({"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}, "exited before"),
+    ],
+)
+def test_a_missing_or_quitting_server_is_one_line_naming_it(
+    tmp_path: Path, command: list[str], entry: dict[str, Any], what: str
+) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"broken": entry}}))
+    audit = ["--audit", str(tmp_path / "a.db")] if command[0] == "call" else []
+    r = CliRunner().invoke(tools_app, [*command, "--config", str(path), *audit])
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert "MCP server 'broken'" in line and what in line
+
+
+def _audit_db(path: Path) -> Path:
+    from toolwire.audit import SQLiteSink
+
+    SQLiteSink(path).close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "what"),
+    [
+        ("random.db", bytes(range(256)) * 4, "not an audit database"),
+        ("empty.db", b"", "is empty"),
+        ("audit.jsonl", b'{"type": "call", "tool_name": "x"}\n', "line 1: not a call record"),
+        ("audit.jsonl", b"just some text\n", "line 1: not JSON"),
+        ("audit.jsonl", b"[1, 2]\n", "line 1: neither a call nor a task"),
+    ],
+)
+def test_report_on_a_file_that_is_not_an_audit_log_says_so(
+    tmp_path: Path, name: str, content: bytes, what: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    r = CliRunner().invoke(audit_app, ["report", "--db", str(path)])
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert str(path) in line and what in line
+
+
+def test_report_on_another_sqlite_database_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.close()
+    r = CliRunner().invoke(audit_app, ["report", "--db", str(path)])
+    assert r.exit_code == 2 and "not a toolwire audit log" in r.stderr
+
+
+def test_report_leaves_no_wal_or_shm_files(tmp_path: Path) -> None:
+    db = _audit_db(tmp_path / "audit.db")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    r = CliRunner().invoke(audit_app, ["report", "--db", str(db), "--json"])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == before == ["audit.db"]
+
+
+def test_call_with_an_audit_file_that_cannot_be_used_says_so(config: Path, tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(bytes(range(256)) * 4)
+    for audit in (tmp_path / "no" / "such" / "dir" / "a.db", junk):
+        r = CliRunner().invoke(
+            tools_app, ["call", "echo", "--config", str(config), "--audit", str(audit)]
+        )
+        assert r.exit_code == 2, r.output
+        (line,) = r.stderr.splitlines()
+        assert f"cannot use {audit} as the audit database" in line

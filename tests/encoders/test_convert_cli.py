@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import typer
+from corpus import real_captures, stream_cases
 from typer.testing import CliRunner
 
 from toolwire.cli.convert_cmd import convert
@@ -93,3 +94,38 @@ def test_convert_rejects_unknown_formats_and_modes() -> None:
     assert bad.exit_code == 2
     missing = runner.invoke(app, ["--to", "anthropic", "/no/such/file"])
     assert missing.exit_code == 2 and "cannot read" in missing.stderr
+
+
+def test_a_wrong_from_is_an_error_on_stderr_not_a_stream_of_errors() -> None:
+    """Nothing on stdout and exit 2, with the format the input looks like."""
+    result = runner.invoke(app, ["--from", "anthropic", "--to", "openai-chat", "-"], input=OPENAI)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.strip() == (
+        "toolwire: nothing in the input reads as anthropic "
+        "(it looks like openai-chat: use --from openai-chat or --from auto)"
+    )
+    prose = runner.invoke(app, ["--from", "gemini", "-"], input="just some words\n")
+    assert prose.exit_code == 2 and prose.stdout == ""
+    assert "nothing in the input reads as gemini" in prose.stderr
+    empty = runner.invoke(app, ["--from", "ollama", "-"], input="")
+    assert empty.exit_code == 2 and "the input is empty" in empty.stderr
+
+
+def test_every_corpus_stream_converts_from_its_own_format() -> None:
+    """The hold-back for a given --from lets every real stream through, cut-off ones too."""
+    cases = [c for c in stream_cases() if not c["format"].startswith("text:")]
+    cases += [
+        {
+            "id": p.name,
+            "format": p.parent.name.replace("openai", "openai-chat"),
+            "input": p.read_text(),
+        }
+        for p in real_captures()
+    ]
+    for case in cases:
+        result = runner.invoke(
+            app, ["--from", case["format"], "--to", "anthropic", "-"], input=case["input"]
+        )
+        assert result.exit_code == 0, (case["id"], result.stderr)
+        assert result.stdout.startswith("event: message_start\n"), case["id"]

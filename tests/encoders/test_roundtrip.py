@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus import CORPUS, stream_cases
+from corpus import real_captures, stream_cases
 
 from toolwire.encoders import ENCODERS, convert_stream
 from toolwire.events import StreamResult
@@ -36,7 +36,7 @@ def cases() -> list[tuple[str, str, Any, str]]:
         for c in stream_cases()
         if not c["format"].startswith("text:")
     ]
-    for path in sorted((CORPUS / "real").glob("*/*.sse")):
+    for path in real_captures():
         fmt = "anthropic" if path.parent.name == "anthropic" else "openai-chat"
         out.append((f"real/{path.parent.name}/{path.name}", fmt, [], path.read_text()))
     return out
@@ -62,7 +62,6 @@ def expected_after(target: str, before: StreamResult, lossy: list[str]) -> tuple
     return calls, text, finish
 
 
-@pytest.mark.skipif(not CASES, reason=f"no corpus at {CORPUS}")
 @pytest.mark.parametrize("mode", ["final", "stream"])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_every_corpus_stream_through_every_pair(case: tuple[str, str, Any, str], mode: str) -> None:
@@ -81,8 +80,6 @@ def test_every_corpus_stream_through_every_pair(case: tuple[str, str, Any, str],
 
 
 def test_the_corpus_is_there_to_test() -> None:
-    if not (CORPUS / "streams.jsonl").exists():
-        pytest.skip("no corpus")
     formats = {c[1] for c in CASES}
     assert formats == {"openai-chat", "anthropic"}
     assert any(Path(c[0]).name.endswith(".sse") for c in CASES)

@@ -18,7 +18,7 @@ import anthropic
 import openai
 import pytest
 import uvicorn
-from corpus import CORPUS, stream_cases
+from corpus import real_captures, stream_cases
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -45,7 +45,7 @@ def sdk_cases() -> list[dict[str, Any]]:
         "anthropic-tool-use",
     }
     out = [c for c in stream_cases() if c["id"] in chosen]
-    for path in sorted((CORPUS / "real").glob("*/*.sse")):
+    for path in real_captures():
         if "incomplete" in path.name:
             continue  # cut off at max_tokens: no calls to compare
         fmt = "anthropic" if path.parent.name == "anthropic" else "openai-chat"
@@ -92,9 +92,6 @@ def ours(case: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def tool_schemas(case: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"name": t["name"], "parameters": t["parameters"]} for t in case["tools"]]
-
-
-pytestmark = pytest.mark.skipif(not CASES, reason=f"no corpus at {CORPUS}")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])

@@ -6,11 +6,10 @@ provider streams whose text carries markup."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus import stream_cases
 from tf_harness import TOOLS, check_split_invariance, parse_chunks
 
 from toolwire.assemble import CallAssembler
@@ -20,27 +19,10 @@ from toolwire.spec import ToolSpec
 from toolwire.textformats import FAMILIES, UnknownFamilyError, family_for_model, make_extractor
 
 
-def _find_corpus() -> Path:
-    if "TOOLWIRE_CORPUS" in os.environ:
-        return Path(os.environ["TOOLWIRE_CORPUS"])
-    for parent in Path(__file__).resolve().parents:  # beside the repository (or worktree)
-        if (parent / "shared" / "corpus").is_dir():
-            return parent / "shared" / "corpus"
-    return Path("shared/corpus")
-
-
-CORPUS = _find_corpus()
-
-
 def _corpus_text_cases() -> list[dict[str, Any]]:
-    path = CORPUS / "streams.jsonl"
-    if not path.exists():
-        return []
-    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return [c for c in cases if c["format"].startswith("text:")]
+    return [c for c in stream_cases() if c["format"].startswith("text:")]
 
 
-@pytest.mark.skipif(not _corpus_text_cases(), reason="the shared corpus is not available")
 @pytest.mark.parametrize("case", _corpus_text_cases(), ids=lambda c: c["id"])
 def test_corpus_text_case_F15(case: dict[str, Any]) -> None:
     result = parse_stream(case["input"], case["format"], case["tools"])

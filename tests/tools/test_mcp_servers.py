@@ -3,6 +3,7 @@ server, over stdio and streamable HTTP; no network beyond loopback."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from toolwire.audit import MemorySink
 from toolwire.engine import ToolEngine
 from toolwire.tools import ToolRegistry
-from toolwire.tools.mcp import MCPToolError, MCPToolset
+from toolwire.tools.mcp import MCPServerError, MCPToolError, MCPToolset
 from toolwire.tools.mcp_config import parse_server
 
 pytestmark = pytest.mark.anyio
@@ -281,3 +282,24 @@ async def test_streamable_http_server(http_url: str) -> None:
         assert (await engine.call("fail", {})).status == "tool_error"
         assert (await engine.call("slow", {"seconds": 5})).status == "timeout"
         assert (await engine.call("echo", {"text": "after"})).content == "after"
+
+
+async def test_a_server_that_cannot_start_or_quits_at_once_is_named() -> None:
+    """One error naming the server and what happened, not the SDK's exception group."""
+    missing = MCPToolset(parse_server("ghost", {"command": "no-such-mcp-server-x"}))
+    with pytest.raises(MCPServerError) as info:
+        async with missing:
+            pass
+    assert str(info.value) == (
+        "MCP server 'ghost': command 'no-such-mcp-server-x' not found "
+        "(is it installed and on PATH?)"
+    )
+    assert not info.value.exited
+    quitter = stdio("quitter", "-c", "import sys; sys.exit(3)")
+    with open(os.devnull, "w") as devnull:
+        quitter = MCPToolset(quitter.config, errlog=devnull)
+        with pytest.raises(MCPServerError) as info:
+            async with quitter:
+                pass
+    assert info.value.server == "quitter" and info.value.exited
+    assert "exited before it answered" in str(info.value)

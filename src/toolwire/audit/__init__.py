@@ -1,6 +1,13 @@
 """Audit: one record per tool call, sinks that store them, and reports over them."""
 
-from toolwire.audit.record import STATUSES, ExecutionRecord, Status, TaskRecord, TaskStatus
+from toolwire.audit.record import (
+    STATUSES,
+    AuditFileError,
+    ExecutionRecord,
+    Status,
+    TaskRecord,
+    TaskStatus,
+)
 from toolwire.audit.redact import REDACTED, arguments_hash, canonical_json, redact
 from toolwire.audit.report import AuditReport, TaskSummary, ToolStats, build_report
 from toolwire.audit.sinks import AuditSink, JSONLSink, MemorySink, read_jsonl
@@ -9,6 +16,7 @@ from toolwire.audit.sqlite import SQLiteSink, read_sqlite
 __all__ = [
     "REDACTED",
     "STATUSES",
+    "AuditFileError",
     "AuditReport",
     "AuditSink",
     "ExecutionRecord",

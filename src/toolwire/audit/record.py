@@ -7,7 +7,7 @@ Field names follow the OpenTelemetry GenAI "execute tool" span where one exists
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, Literal
 
 Status = Literal[
@@ -23,6 +23,25 @@ STATUSES: tuple[Status, ...] = (
     "cancelled",
 )
 TaskStatus = Literal["open", "solved", "failed"]
+
+
+class AuditFileError(ValueError):
+    """A file that is not a toolwire audit log, or holds something that is not a record."""
+
+
+def _known_fields(cls: type[Any], data: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """The fields of ``cls`` found in ``data``; a ValueError names any required one missing."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"not {what}: a JSON {type(data).__name__}, not an object")
+    known = {f.name: f for f in fields(cls)}
+    missing = [
+        name
+        for name, f in known.items()
+        if name not in data and f.default is MISSING and f.default_factory is MISSING
+    ]
+    if missing:
+        raise ValueError(f"not {what}: no {', '.join(missing)}")
+    return {k: v for k, v in data.items() if k in known}
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +88,7 @@ class ExecutionRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ExecutionRecord:
-        known = {f for f in cls.__dataclass_fields__}
-        values = {k: v for k, v in data.items() if k in known}
+        values = _known_fields(cls, data, "a call record")
         for key in ("repairs", "validation_errors", "violations"):
             values[key] = tuple(values.get(key) or ())
         values["extra"] = dict(values.get("extra") or {})
@@ -146,5 +164,4 @@ class TaskRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TaskRecord:
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**_known_fields(cls, data, "a task record"))

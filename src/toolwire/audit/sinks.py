@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import orjson
 
-from toolwire.audit.record import ExecutionRecord, TaskRecord
+from toolwire.audit.record import AuditFileError, ExecutionRecord, TaskRecord
 
 
 @runtime_checkable
@@ -76,21 +76,37 @@ class JSONLSink:
 def read_jsonl(
     path: str | os.PathLike[str],
 ) -> tuple[list[ExecutionRecord], dict[str, TaskRecord]]:
-    """Records and the latest state of each task from a JSONL audit file."""
+    """Records and the latest state of each task from a JSONL audit file.
+
+    A line cut short by a crash (it starts like a record) is skipped; any other line
+    that is not a record raises ``AuditFileError`` naming it: the file is not an audit
+    log, and a report over part of it would mislead.
+    """
     records: list[ExecutionRecord] = []
     tasks: dict[str, TaskRecord] = {}
     with open(path, "rb") as fh:
-        for line in fh:
+        for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
                 obj = orjson.loads(line)
             except orjson.JSONDecodeError:
-                continue  # a line cut short by a crash
-            kind = obj.pop("type", "call")
-            if kind == "task":
-                task = TaskRecord.from_dict(obj)
-                tasks[task.task_id] = task
-            else:
-                records.append(ExecutionRecord.from_dict(obj))
+                if line.lstrip().startswith(b"{"):
+                    continue  # a line cut short by a crash
+                raise AuditFileError(
+                    f"{path}, line {number}: not JSON; this is not a toolwire audit file"
+                ) from None
+            try:
+                kind = obj.pop("type", "call") if isinstance(obj, dict) else None
+                if kind == "task":
+                    task = TaskRecord.from_dict(obj)
+                    tasks[task.task_id] = task
+                elif kind == "call":
+                    records.append(ExecutionRecord.from_dict(obj))
+                else:
+                    raise ValueError("neither a call nor a task record")
+            except (TypeError, ValueError) as exc:
+                raise AuditFileError(
+                    f"{path}, line {number}: {exc}; this is not a toolwire audit file"
+                ) from None
     return records, tasks

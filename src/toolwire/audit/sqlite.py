@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import orjson
 
-from toolwire.audit.record import ExecutionRecord, TaskRecord
+from toolwire.audit.record import AuditFileError, ExecutionRecord, TaskRecord
 
 SCHEMA_VERSION = 1
 DEFAULT_AUDIT_DB = "toolwire-audit.db"
@@ -162,14 +162,42 @@ class SQLiteSink:
             self._conn.close()
 
 
+def _open_to_read(path: Path) -> sqlite3.Connection:
+    """A connection that reads and never changes a record (``query_only``).
+
+    Opened read-write rather than ``mode=ro`` on purpose: in WAL mode only a connection
+    that may write removes the ``-wal`` and ``-shm`` files when it is the last to close,
+    so a read-only one would leave them beside the database.
+    """
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+    conn.execute("PRAGMA query_only=ON")
+    return conn
+
+
 def read_sqlite(
     path: str | os.PathLike[str],
 ) -> tuple[list[ExecutionRecord], dict[str, TaskRecord]]:
-    """All records (in start order) and tasks of an audit database."""
-    if not Path(path).exists():
+    """All records (in start order) and tasks of an audit database.
+
+    Raises ``FileNotFoundError`` for a missing file and ``AuditFileError`` for one that
+    is not a toolwire audit database (not SQLite, empty, or without its tables).
+    """
+    path = Path(path)
+    if not path.exists():
         raise FileNotFoundError(f"no audit database at {path}")
-    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    if path.is_file() and path.stat().st_size == 0:
+        raise AuditFileError(f"{path} is empty, not an audit database")
     try:
+        conn = _open_to_read(path)
+    except sqlite3.Error as exc:
+        raise AuditFileError(f"cannot open {path}: {exc}") from None
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if not {"tool_calls", "tasks"} <= tables:
+            raise AuditFileError(
+                f"{path} is an SQLite database but not a toolwire audit log "
+                "(no tool_calls and tasks tables)"
+            )
         conn.row_factory = sqlite3.Row
         records = []
         for row in conn.execute("SELECT * FROM tool_calls ORDER BY started_at, rowid"):
@@ -182,6 +210,8 @@ def read_sqlite(
             row["task_id"]: TaskRecord.from_dict(dict(row))
             for row in conn.execute("SELECT * FROM tasks")
         }
+    except sqlite3.DatabaseError as exc:
+        raise AuditFileError(f"{path} is not an audit database: {exc}") from None
     finally:
         conn.close()
     return records, tasks

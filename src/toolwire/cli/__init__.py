@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+from toolwire import __version__
 from toolwire.cli import audit_cmd, tools_cmd
 from toolwire.cli.convert_cmd import convert
 from toolwire.cli.demo_cmd import demo
+from toolwire.cli.io import command_group
 from toolwire.cli.parse_cmd import parse
 from toolwire.cli.repair_cmd import repair
 
-app = typer.Typer(
-    name="toolwire",
-    help="Reliable LLM tool calling: parse, repair, type and run tool calls.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = command_group("Reliable LLM tool calling: parse, repair, type and run tool calls.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolwire {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """The options of ``toolwire`` itself (the app's help text is given above)."""
+
+
 app.command()(parse)
 app.command()(repair)
 app.command()(demo)

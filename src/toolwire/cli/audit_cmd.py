@@ -14,13 +14,9 @@ from rich.table import Table
 from toolwire.audit.report import AuditReport, build_report
 from toolwire.audit.sinks import read_jsonl
 from toolwire.audit.sqlite import default_audit_path, read_sqlite
+from toolwire.cli.io import command_group
 
-app = typer.Typer(
-    help="Reports over the audit trail of tool calls.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = command_group("Reports over the audit trail of tool calls.")
 
 
 @app.callback()
@@ -34,6 +30,7 @@ def report(
         Path | None,
         typer.Option(
             "--db",
+            metavar="FILE",
             help="Audit SQLite file (or a .jsonl audit file) [default: "
             "$TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
         ),
@@ -46,7 +43,7 @@ def report(
     try:
         records, tasks = read_jsonl(path) if path.suffix == ".jsonl" else read_sqlite(path)
     except (OSError, ValueError) as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False)
+        Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     result = build_report(records, tasks)
     if json_out:

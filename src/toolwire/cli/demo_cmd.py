@@ -8,11 +8,12 @@ from importlib import resources
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from toolwire.events import StreamResult, ToolCall
+from toolwire.events import StreamResult
 from toolwire.parser import StreamParser, UnknownFormatError
 
 _STATUS_STYLE = {
@@ -84,18 +85,38 @@ def run_stream(stream: DemoStream, chunk_size: int = 7) -> tuple[StreamResult, i
     return StreamResult.collect(events), len(pieces)
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def _short(value: Any, limit: int = 44) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _call_cell(call: ToolCall) -> Text:
-    style = _STATUS_STYLE.get(call.status, "")
-    shown = call.arguments if call.arguments is not None else call.partial_arguments
-    cell = Text(f"{call.name}", style="bold")
-    cell.append(f"({_short(shown)}) ")
-    cell.append(call.status, style=style)
+def _stream_cell(stream: DemoStream, pieces: int) -> Text:
+    cell = Text(stream.name, style="cyan")
+    cell.append(f"\n{stream.format}", style="dim")
+    if stream.covers:
+        cell.append(f", {' '.join(stream.covers)}", style="dim")
+    cell.append(f"\n{len(stream.data):,} B in {pieces} reads", style="dim")
     return cell
+
+
+def _outcome_cell(result: StreamResult) -> Group:
+    """Each call (name, arguments, status; repairs and first error indented), then the
+    finish reason."""
+    lines: list[RenderableType] = []
+    for call in result.calls:
+        shown = call.arguments if call.arguments is not None else call.partial_arguments
+        line = Text(call.name, style="bold")
+        line.append(f"({_short(shown)}) ")
+        line.append(call.status, style=_STATUS_STYLE.get(call.status, ""))
+        lines.append(line)
+        if call.repairs:
+            lines.append(Padding(Text(", ".join(call.repairs), style="yellow"), (0, 0, 0, 2)))
+        for error in call.errors[:1]:
+            lines.append(Padding(Text(f"↳ {error}", style="dim"), (0, 0, 0, 2)))
+    if result.text and not result.calls:
+        lines.append(Text(f"text: {_short(result.text)}", style="dim"))
+    lines.append(Text(f"finish: {result.finish_reason or '-'}", style="dim"))
+    return Group(*lines)
 
 
 def _matches(result: StreamResult, expect: dict[str, Any] | None) -> bool | None:
@@ -115,64 +136,51 @@ def _matches(result: StreamResult, expect: dict[str, Any] | None) -> bool | None
 
 def demo(
     chunk_size: Annotated[
-        int, typer.Option(min=1, help="Bytes per network read when feeding each stream.")
+        int,
+        typer.Option(
+            min=1, metavar="BYTES", help="Bytes per network read when feeding each stream."
+        ),
     ] = 7,
 ) -> None:
     """Run the bundled streams through the pipeline and show what came out."""
     console = Console()
     table = Table(
-        title="toolwire demo: real captures and failure-mode streams, fed in "
-        f"{chunk_size}-byte reads",
+        title=f"toolwire demo: real captures and failure-mode streams, in {chunk_size}-byte reads",
         show_lines=True,
     )
-    table.add_column("stream", style="cyan", max_width=24)
-    table.add_column("what arrived")
-    table.add_column("repairs")
-    table.add_column("calls (name(arguments) status)")
-    table.add_column("finish")
-    table.add_column("as expected", justify="center")
-    totals = {"streams": 0, "calls": 0, "complete": 0, "repaired": 0, "truncated": 0, "invalid": 0}
-    expected_ok = expected_all = 0
+    # Three columns, so that a stream and its calls read on an 80-column terminal.
+    table.add_column("stream", min_width=18, max_width=24, overflow="fold")
+    table.add_column("calls: arguments, status, repairs; finish", ratio=1)
+    table.add_column("match", justify="center", no_wrap=True)
+    statuses = dict.fromkeys(_STATUS_STYLE, 0)
+    streams = calls = 0
+    expected = {True: 0, False: 0}
+    skipped: list[str] = []
     for stream in bundled_streams():
         try:
             result, pieces = run_stream(stream, chunk_size)
         except UnknownFormatError as exc:
-            table.add_row(stream.name, stream.format, "-", Text(str(exc), style="dim"), "-", "")
+            skipped.append(stream.name)
+            table.add_row(stream.name, Text(str(exc), style="dim"), "")
             continue
-        totals["streams"] += 1
-        arrived = f"{stream.format}\n{len(stream.data):,} B, {pieces} reads"
-        if stream.covers:
-            arrived += "\n" + " ".join(stream.covers)
-        repairs = sorted({r for c in result.calls for r in c.repairs})
-        calls = Text()
-        for i, call in enumerate(result.calls):
-            totals["calls"] += 1
-            totals[call.status] += 1
-            if i:
-                calls.append("\n")
-            calls.append_text(_call_cell(call))
-            for error in call.errors[:1]:
-                calls.append(f"\n  ↳ {error}", style="dim")
-        if result.text and not result.calls:
-            calls.append(f"text: {_short(result.text, 50)}", style="dim")
+        streams += 1
+        for call in result.calls:
+            calls += 1
+            statuses[call.status] += 1
         verdict = _matches(result, stream.expect)
         if verdict is not None:
-            expected_all += 1
-            expected_ok += verdict
+            expected[verdict] += 1
         mark = {None: "", True: "[green]✓[/]", False: "[red]✗[/]"}[verdict]
-        table.add_row(
-            stream.name,
-            arrived,
-            "\n".join(repairs) or "-",
-            calls,
-            result.finish_reason or "-",
-            mark,
-        )
+        table.add_row(_stream_cell(stream, pieces), _outcome_cell(result), mark)
     console.print(table)
+    with_expectation = expected[True] + expected[False]
     console.print(
-        f"{totals['streams']} streams, {totals['calls']} calls: "
-        f"[green]{totals['complete']} complete[/], [yellow]{totals['repaired']} repaired[/], "
-        f"[red]{totals['truncated']} truncated[/] (never handed over as final), "
-        f"[magenta]{totals['invalid']} invalid[/] (kept, with an error the model can act on). "
-        f"Matches the expected result: {expected_ok}/{expected_all}."
+        f"{streams} streams ({streams - with_expectation} real captures, {with_expectation} "
+        f"with an expected result), {calls} calls: "
+        f"[green]{statuses['complete']} complete[/], [yellow]{statuses['repaired']} repaired[/], "
+        f"[red]{statuses['truncated']} truncated[/] (never handed over as final), "
+        f"[magenta]{statuses['invalid']} invalid[/] (kept, with an error the model can act on)."
+        f"\nAs expected: {expected[True]} of the {with_expectation} streams with an expected "
+        "result." + (f"\nSkipped (format unknown): {', '.join(skipped)}." if skipped else ""),
+        highlight=False,
     )

@@ -9,8 +9,22 @@ from typing import Any, NoReturn
 import orjson
 import typer
 
+from toolwire.finish import schema_problem
 from toolwire.jsontext import dumps
 from toolwire.spec import ToolSpec, ToolSpecError, load_tool_specs
+
+
+def command_group(help: str) -> typer.Typer:
+    """A typer app with toolwire's help conventions: plain help text (no type column of
+    ``<bool>``/``<str>``; metavars name what a value is), ``-h`` as well as ``--help``."""
+    return typer.Typer(
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -31,18 +45,29 @@ def read_input(path: str | None) -> bytes:
 def read_json_file(path: str, what: str) -> Any:
     data = read_input(path)
     try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        fail(f"{what} file {path} is not JSON: it is not UTF-8 text (byte {exc.start})")
+    try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         fail(f"{what} file {path} is not valid JSON: {exc}")
 
 
 def read_tools(path: str | None) -> list[ToolSpec]:
+    """The tools of a tools file; a tool whose schema is not JSON Schema is refused here
+    rather than turning each of its calls ``invalid``."""
     if path is None:
         return []
     try:
-        return load_tool_specs(read_json_file(path, "tools"))
+        specs = load_tool_specs(read_json_file(path, "tools"))
     except ToolSpecError as exc:
         fail(f"tools file {path}: {exc}")
+    for spec in specs:
+        problem = schema_problem(spec.parameters)
+        if problem is not None:
+            fail(f"tools file {path}: tool {spec.name!r}: not valid JSON Schema: {problem}")
+    return specs
 
 
 def print_json(value: Any) -> None:

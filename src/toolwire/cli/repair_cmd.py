@@ -18,10 +18,14 @@ EXIT_TRUNCATED = 3
 
 def repair(
     text: Annotated[
-        str | None, typer.Argument(help="The text to repair, or - (default) for stdin.")
+        str | None,
+        typer.Argument(
+            metavar="TEXT", help="The text to repair; standard input when missing or -."
+        ),
     ] = None,
     schema: Annotated[
-        str | None, typer.Option(help="JSON Schema file: coerce and validate the value by it.")
+        str | None,
+        typer.Option(metavar="FILE", help="JSON Schema file: coerce and validate the value by it."),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help='Print {"value", "status", "repairs"}.')

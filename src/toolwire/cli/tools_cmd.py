@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -14,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+from toolwire.cli.io import command_group
 
 if TYPE_CHECKING:
     from toolwire.engine import ToolResult
@@ -22,12 +24,7 @@ if TYPE_CHECKING:
 # The engine and tool modules are imported inside the commands: every other toolwire
 # command would otherwise pay for loading them (pydantic and the engine) at start-up.
 
-app = typer.Typer(
-    help="List and call the tools of MCP servers (a JSON file in the mcpServers form).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = command_group("List and call the tools of MCP servers (a JSON file in the mcpServers form).")
 
 
 @app.callback()
@@ -36,7 +33,8 @@ def main() -> None:
 
 
 ConfigOpt = Annotated[
-    Path, typer.Option("--config", "-c", help="MCP servers JSON file (mcpServers form).")
+    Path,
+    typer.Option("--config", "-c", metavar="FILE", help="MCP servers JSON file (mcpServers form)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show the servers' stderr.")]
@@ -47,7 +45,7 @@ EXIT_PENDING = 3
 
 
 def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False)
+    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_USAGE)
 
 
@@ -62,10 +60,23 @@ async def _with_registry(config: Path, verbose: bool, body: Any) -> Any:
             return await body(ToolRegistry(toolsets))
 
 
+def _run(config: Path, verbose: bool, body: Any) -> Any:
+    """``body(registry)`` with every configured server connected; a configuration or a
+    server that fails is one line on stderr and exit 2."""
+    from toolwire.tools import MCPConfigError, MCPServerError
+
+    try:
+        return anyio.run(_with_registry, config, verbose, body)
+    except MCPConfigError as exc:
+        raise _fail(str(exc)) from None
+    except MCPServerError as exc:
+        hint = " (--verbose shows its stderr)" if exc.exited and not verbose else ""
+        raise _fail(f"{exc}{hint}") from None
+
+
 @app.command("list")
 def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     """List every tool of every configured server, with its hints."""
-    from toolwire.tools import MCPConfigError
 
     async def body(registry: ToolRegistry) -> list[dict[str, Any]]:
         return [
@@ -79,10 +90,7 @@ def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt
             for t in registry
         ]
 
-    try:
-        tools = anyio.run(_with_registry, config, verbose, body)
-    except MCPConfigError as exc:
-        raise _fail(str(exc)) from None
+    tools = _run(config, verbose, body)
     if json_out:
         sys.stdout.write(orjson.dumps(tools, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
@@ -96,21 +104,28 @@ def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt
 
 @app.command("call")
 def call_tool(
-    name: Annotated[str, typer.Argument(help="Tool name (as listed).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Tool name (as listed).")],
     config: ConfigOpt,
-    args: Annotated[str, typer.Option("--args", "-a", help="Arguments as JSON.")] = "{}",
+    args: Annotated[
+        str, typer.Option("--args", "-a", metavar="JSON", help="Arguments as JSON.")
+    ] = "{}",
     audit: Annotated[
         Path | None,
         typer.Option(
             "--audit",
+            metavar="FILE",
             help="Audit SQLite file [default: $TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
         ),
     ] = None,
     approve: Annotated[
         bool, typer.Option("--approve", help="Approve the call if a policy asks for approval.")
     ] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds before the call times out.")] = 60.0,
-    task: Annotated[str | None, typer.Option(help="Task id to file the call under.")] = None,
+    timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Seconds before the call times out.")
+    ] = 60.0,
+    task: Annotated[
+        str | None, typer.Option(metavar="ID", help="Task id to file the call under.")
+    ] = None,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -120,9 +135,12 @@ def call_tool(
     2: bad usage or configuration; 3: the call waits for approval (re-run with --approve).
     """
     from toolwire.engine import ToolEngine
-    from toolwire.tools import MCPConfigError
 
-    sink = SQLiteSink(audit or default_audit_path())
+    audit_path = audit or default_audit_path()
+    try:
+        sink = SQLiteSink(audit_path)
+    except sqlite3.Error as exc:
+        raise _fail(f"cannot use {audit_path} as the audit database: {exc}") from None
 
     async def body(registry: ToolRegistry) -> list[ToolResult]:
         engine = ToolEngine(registry, sinks=[sink], timeout=timeout)
@@ -132,9 +150,7 @@ def call_tool(
         return [first]
 
     try:
-        results = anyio.run(_with_registry, config, verbose, body)
-    except MCPConfigError as exc:
-        raise _fail(str(exc)) from None
+        results = _run(config, verbose, body)
     finally:
         sink.close()
     result = results[-1]

@@ -19,7 +19,13 @@ from toolwire.tools.mcp_config import (
 from toolwire.tools.registry import ToolNameConflict, ToolRegistry
 
 if TYPE_CHECKING:
-    from toolwire.tools.mcp import MCPTool, MCPToolError, MCPToolset, open_toolsets
+    from toolwire.tools.mcp import (
+        MCPServerError,
+        MCPTool,
+        MCPToolError,
+        MCPToolset,
+        open_toolsets,
+    )
 
 __all__ = [
     "ArgumentsRejected",
@@ -27,6 +33,7 @@ __all__ = [
     "FunctionTool",
     "MCPConfigError",
     "MCPServerConfig",
+    "MCPServerError",
     "MCPTool",
     "MCPToolError",
     "MCPToolset",
@@ -44,7 +51,7 @@ __all__ = [
     "tool",
 ]
 
-_MCP_NAMES = {"MCPTool", "MCPToolError", "MCPToolset", "open_toolsets"}
+_MCP_NAMES = {"MCPServerError", "MCPTool", "MCPToolError", "MCPToolset", "open_toolsets"}
 
 
 def __getattr__(name: str) -> Any:

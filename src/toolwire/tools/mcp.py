@@ -27,6 +27,48 @@ from toolwire.tools.mcp_config import MCPServerConfig
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang discovery
 
 
+class MCPServerError(Exception):
+    """A server that could not be started or reached, or that quit before it answered."""
+
+    def __init__(self, server: str, problem: str, *, exited: bool = False) -> None:
+        super().__init__(f"MCP server {server!r}: {problem}")
+        self.server = server
+        self.problem = problem
+        self.exited = exited  # the server process started and quit: its stderr says why
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups; the task groups of the SDK wrap them."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def connect_error(config: MCPServerConfig, exc: BaseException) -> MCPServerError:
+    """What went wrong when connecting, in one line a person can act on."""
+    leaves = _leaves(exc)
+    # The cause, not its echo: a spawn error beats the closed connection it leads to.
+    cause = next((e for e in leaves if isinstance(e, OSError)), leaves[0])
+    exited = False
+    if isinstance(cause, FileNotFoundError) and cause.filename in (config.command, None):
+        problem = f"command {config.command!r} not found (is it installed and on PATH?)"
+    elif isinstance(cause, OSError) and config.transport == "stdio":
+        where = f" ({cause.filename})" if cause.filename not in (config.command, None) else ""
+        problem = f"cannot start {config.command!r}: {cause.strerror or cause}{where}"
+    elif isinstance(cause, MCPError) and cause.code == types.CONNECTION_CLOSED:
+        exited = config.transport == "stdio"
+        problem = (
+            f"{config.command!r} exited before it answered"
+            if exited
+            else f"{config.url} closed the connection before it answered"
+        )
+    elif config.transport != "stdio":
+        problem = f"cannot connect to {config.url}: {type(cause).__name__}: {cause}"
+    else:
+        problem = f"{type(cause).__name__}: {cause}"
+    return MCPServerError(config.name, " ".join(problem.split()), exited=exited)
+
+
 class MCPToolError(Exception):
     """The server answered a call with a protocol error (e.g. an unknown tool)."""
 
@@ -161,11 +203,16 @@ class MCPToolset:
         return sse_client(cfg.url, headers=dict(cfg.headers) or None)
 
     async def __aenter__(self) -> MCPToolset:
-        async with AsyncExitStack() as stack:
-            client = Client(await self._transport(stack), cache=None)
-            self._client = await stack.enter_async_context(client)
-            self.tools = await self.discover()
-            self._stack = stack.pop_all()
+        """Connect and discover the tools; raises ``MCPServerError`` when that fails."""
+        try:
+            async with AsyncExitStack() as stack:
+                client = Client(await self._transport(stack), cache=None)
+                self._client = await stack.enter_async_context(client)
+                self.tools = await self.discover()
+                self._stack = stack.pop_all()
+        except Exception as exc:  # spawn, transport or protocol: all say "no server here"
+            self._client = None
+            raise connect_error(self.config, exc) from exc
         return self
 
     async def __aexit__(
