@@ -265,7 +265,7 @@ class CallAssembler:
             # F10: an object instead of a JSON string; it replaces, like a snapshot
             slot.snapshot = None
             slot.object_value = arguments
-            text = dumps(arguments)  # integers beyond 64 bits too (orjson refuses them)
+            text = dumps(arguments)  # big integers, lone surrogates: orjson refuses them
             slot.parts = [text]
             slot.size = len(text)
             if slot.started_event:

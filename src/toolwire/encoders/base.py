@@ -30,8 +30,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
-import orjson
-
 from toolwire.events import (
     ArgumentsDelta,
     CallFinished,
@@ -45,6 +43,7 @@ from toolwire.events import (
     ToolCall,
     Usage,
 )
+from toolwire.jsontext import dumps
 
 ArgumentsMode = Literal["final", "stream"]
 
@@ -53,13 +52,13 @@ def arguments_text(call: ToolCall) -> str:
     """The argument text a finished call is re-encoded with: canonical JSON of the final
     value, or the raw text when there is no final value (truncated, unreadable)."""
     if call.arguments is not None:
-        return orjson.dumps(call.arguments).decode()
+        return dumps(call.arguments)
     return call.raw_arguments
 
 
 def sse(data: Any, event: str | None = None) -> str:
     """One Server-Sent Events message."""
-    body = orjson.dumps(data).decode() if not isinstance(data, str) else data
+    body = dumps(data) if not isinstance(data, str) else data
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {body}\n\n"
 

@@ -16,10 +16,9 @@ from abc import abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import orjson
-
 from toolwire.encoders.base import StreamEncoder
 from toolwire.events import StreamFinished, ToolCall
+from toolwire.jsontext import dumps
 
 PartKind = Literal["text", "reasoning", "call"]
 
@@ -75,11 +74,11 @@ class WholeBodyEncoder(StreamEncoder):
         return []
 
     def _finish(self, finished: StreamFinished) -> list[str]:
-        return [orjson.dumps(self._body(finished)).decode()]
+        return [dumps(self._body(finished))]
 
     def _fail(self, message: str) -> list[str]:
         self.status_code = 500
-        return [orjson.dumps(self._error_body(message)).decode()]
+        return [dumps(self._error_body(message))]
 
     @abstractmethod
     def _body(self, finished: StreamFinished) -> dict[str, Any]: ...

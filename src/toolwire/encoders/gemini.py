@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import orjson
-
 from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
 from toolwire.encoders.body import WholeBodyEncoder
 from toolwire.events import StreamFinished, ToolCall, Usage
+from toolwire.jsontext import dumps
 
 _REASONS = {
     "tool_calls": "STOP",
@@ -85,7 +84,7 @@ class GeminiEncoder(StreamEncoder):
         self._chunks += 1
         if not self.array:
             return sse(chunk)
-        body = orjson.dumps(chunk).decode()
+        body = dumps(chunk)
         return ("[" if self._chunks == 1 else ",\r\n") + body
 
     def _parts(self, parts: list[dict[str, Any]], **candidate: Any) -> str:

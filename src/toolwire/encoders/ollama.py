@@ -17,11 +17,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-import orjson
-
 from toolwire.encoders.base import StreamEncoder, usage_or_empty
 from toolwire.encoders.body import WholeBodyEncoder
 from toolwire.events import StreamFinished, ToolCall
+from toolwire.jsontext import dumps
 
 _REASONS = {"tool_calls": "stop", "stop": "stop", "length": "length", "content_filter": "stop"}
 
@@ -46,7 +45,7 @@ class OllamaEncoder(StreamEncoder):
             "done": False,
             **extra,
         }
-        return orjson.dumps(body).decode() + "\n"
+        return dumps(body) + "\n"
 
     def _preamble(self) -> list[str]:
         return []
@@ -86,7 +85,7 @@ class OllamaEncoder(StreamEncoder):
         return [self._line({}, **self._done(finished))]
 
     def _fail(self, message: str) -> list[str]:
-        return [orjson.dumps({"error": message}).decode() + "\n"]
+        return [dumps({"error": message}) + "\n"]
 
 
 class OllamaBodyEncoder(WholeBodyEncoder, OllamaEncoder):

@@ -30,11 +30,6 @@ def anthropic_usage(usage: dict[str, Any], previous: Usage | None = None) -> Usa
     )
 
 
-def _text(value: object) -> str:
-    """A text field, or nothing: a field of the wrong type never ends the stream."""
-    return value if isinstance(value, str) else ""
-
-
 # how each delta's string is read from a parsed event (for envelope learning)
 def _delta_reader(key: str) -> Callable[[Any], Any]:
     def read(event: Any) -> Any:
@@ -54,11 +49,11 @@ class AnthropicDecoder(SSEWireDecoder):
         self._usage: Usage | None = None
         self._tool_blocks: set[int] = set()
 
-    def _delta(self, delta: dict[str, Any], key: str, role: Role, slot: int) -> str:
+    def _delta(self, delta: dict[str, Any], key: str, role: Role, slot: int, raw: str) -> str:
         """A delta's string; a message read without repair also teaches its envelope."""
         value = delta.get(key)
-        if not isinstance(value, str):
-            return ""
+        if type(value) is not str:
+            return self.string_field(delta, key, "delta", raw)  # "", reported if not null
         if not self.repaired and (role is not Role.ARGUMENTS or slot >= 0):
             self.learn(key, value, role, slot, _READ_DELTA[key])
         return value
@@ -81,14 +76,14 @@ class AnthropicDecoder(SSEWireDecoder):
             delta = event.get("delta") or {}
             dtype = delta.get("type")
             if dtype == "text_delta":
-                text = self._delta(delta, "text", Role.TEXT, -1)
+                text = self._delta(delta, "text", Role.TEXT, -1, raw)
                 self.text(text)
             elif dtype == "input_json_delta":
                 slot = index if index is not None else -1
-                text = self._delta(delta, "partial_json", Role.ARGUMENTS, slot)
+                text = self._delta(delta, "partial_json", Role.ARGUMENTS, slot, raw)
                 sink.tool(index, None, None, text)
             elif dtype == "thinking_delta":
-                sink.reasoning(self._delta(delta, "thinking", Role.REASONING, -1))
+                sink.reasoning(self._delta(delta, "thinking", Role.REASONING, -1, raw))
             # signature_delta and citations carry nothing toolwire reports
         elif kind == "content_block_start":
             block = event.get("content_block") or {}
@@ -104,9 +99,11 @@ class AnthropicDecoder(SSEWireDecoder):
                     initial if isinstance(initial, dict) and initial else None,
                 )
             elif btype == "text":
-                self.text(_text(block.get("text")))
+                self.text(self.string_field(block, "text", "content_block", raw))
             elif btype == "thinking":
-                sink.reasoning(_text(block.get("thinking")))
+                sink.reasoning(
+                    self.string_field(block, "thinking", "content_block", raw)
+                )
         elif kind == "content_block_stop":
             if index in self._tool_blocks:
                 sink.close_call(index=index, wait_for_finish=True)

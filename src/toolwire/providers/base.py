@@ -13,6 +13,7 @@ import orjson
 from toolwire.assemble import CallAssembler
 from toolwire.assemble.assembler import appends_plainly
 from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
+from toolwire.jsontext import dumps
 from toolwire.providers.envelope import Envelope, Role, learn_envelope
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
@@ -24,9 +25,25 @@ def token_count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def json_type(value: object) -> str:
+    """What a value read from JSON is, in JSON's words (for messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
 def stable_call_id(seed: str, position: int) -> str:
-    """A deterministic id for a call the wire sent without one."""
-    digest = hashlib.sha256(f"{seed}:{position}".encode()).hexdigest()
+    """A deterministic id for a call the wire sent without one. (The seed comes from the
+    wire and may hold a lone surrogate: it is hashed as it is, never refused.)"""
+    digest = hashlib.sha256(f"{seed}:{position}".encode("utf-8", "surrogatepass")).hexdigest()
     return f"call_{digest[:24]}"
 
 
@@ -91,6 +108,25 @@ class WireDecoder(ABC):
             return result.value
         self.sink.error(f"unreadable {self.format_name} {what}: {result.error or 'cut off'}", data)
         return None
+
+    def string_field(self, container: dict[str, Any], key: str, path: str, raw: str) -> str:
+        """``container[key]`` when it is a string, "" when it is missing or null. A value
+        of another type is never passed on as text: it is reported as an error event
+        that names the field (``path``: where ``container`` sits in the message)."""
+        value = container.get(key)
+        if type(value) is str:
+            return value
+        if value is not None:
+            self.wrong_type(f"{path}.{key}" if path else key, value, "a string", raw)
+        return ""
+
+    def wrong_type(self, field: str, value: object, expected: str, raw: str) -> None:
+        """A field of the wire message ``raw`` whose value is not of the type it must have."""
+        self.sink.error(
+            f"{self.format_name} field {field} is {json_type(value)}, not {expected}; "
+            "it was not read",
+            raw,
+        )
 
 
 # envelopes a decoder may learn beyond the blocks they matched: a server that changes
@@ -290,10 +326,16 @@ class JsonStreamDecoder(WireDecoder):
                 text = raw.decode("utf-8", "replace")
                 chunk = self.load_json(text)
                 if isinstance(chunk, dict):
-                    self.on_chunk(chunk, text)
+                    self.dispatch(chunk, text)
             return
         if isinstance(chunk, dict):
-            self.on_chunk(chunk, raw.decode("utf-8", "replace"))
+            self.dispatch(chunk, raw.decode("utf-8", "replace"))
+
+    def dispatch(self, chunk: dict[str, Any], raw: str) -> None:
+        try:
+            self.on_chunk(chunk, raw)
+        except Exception as exc:  # a message of an unexpected shape must not end the stream
+            self.sink.error(f"could not interpret {self.format_name} message: {exc!r}", raw)
 
     @abstractmethod
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None: ...
@@ -310,6 +352,6 @@ class JsonStreamDecoder(WireDecoder):
             None,
             call_id,
             name if isinstance(name, str) else None,
-            args if isinstance(args, dict | list | str) else orjson.dumps(args).decode(),
+            args if isinstance(args, dict | list | str) else dumps(args),
         )
         self.sink.close_call(id=call_id)

@@ -174,7 +174,7 @@ class OpenAIResponsesBodyDecoder(WholeBody, OpenAIResponsesDecoder):
             return
         output = body.get("output")
         for index, item in enumerate(output if isinstance(output, list) else []):
-            self.on_item({"output_index": index, "item": item}, done=True)
+            self.on_item({"output_index": index, "item": item}, raw, done=True)
         status = body.get("status")
         terminal = _TERMINALS.get(status) if isinstance(status, str) else None
         if terminal is None:

@@ -87,7 +87,7 @@ class GeminiDecoder(JsonStreamDecoder):
             return
         chunk = self.load_json(data)
         if isinstance(chunk, dict):
-            self.on_chunk(chunk, data)
+            self.dispatch(chunk, data)
 
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
         sink = self.sink
@@ -102,15 +102,20 @@ class GeminiDecoder(JsonStreamDecoder):
             self._response_id = chunk["responseId"]
         candidates = chunk.get("candidates")
         reason: str | None = None
+        if candidates is not None and not isinstance(candidates, list):
+            self.wrong_type("candidates", candidates, "an array", raw)
         if isinstance(candidates, list):
             for candidate in candidates:
                 if not isinstance(candidate, dict) or candidate.get("index", 0) != 0:
                     continue  # toolwire follows the first candidate
                 content = candidate.get("content")
-                if isinstance(content, dict) and isinstance(content.get("parts"), list):
-                    for part in content["parts"]:
+                parts = content.get("parts") if isinstance(content, dict) else None
+                if parts is not None and not isinstance(parts, list):
+                    self.wrong_type("candidates[0].content.parts", parts, "an array", raw)
+                elif parts is not None:
+                    for i, part in enumerate(parts):
                         if isinstance(part, dict):
-                            self.on_part(part, raw)
+                            self.on_part(part, f"candidates[0].content.parts[{i}]", raw)
                 value = candidate.get("finishReason")
                 if isinstance(value, str) and value != "FINISH_REASON_UNSPECIFIED":
                     reason = value
@@ -129,9 +134,9 @@ class GeminiDecoder(JsonStreamDecoder):
             sink.set_finish_reason(reason)
             self.finished = True
 
-    def on_part(self, part: dict[str, Any], raw: str) -> None:
-        text = part.get("text")
-        if isinstance(text, str) and text:
+    def on_part(self, part: dict[str, Any], path: str, raw: str) -> None:
+        text = self.string_field(part, "text", path, raw)
+        if text:
             if part.get("thought") is True:
                 self.sink.reasoning(text)
             else:
@@ -139,6 +144,8 @@ class GeminiDecoder(JsonStreamDecoder):
         call = part.get("functionCall")
         if isinstance(call, dict):
             self.on_function_call(call, raw)
+        elif call is not None:
+            self.wrong_type(f"{path}.functionCall", call, "an object", raw)
 
     def on_function_call(self, call: dict[str, Any], raw: str) -> None:
         sink = self.sink

@@ -43,13 +43,13 @@ class OllamaDecoder(JsonStreamDecoder):
             return
         message = chunk.get("message")
         if isinstance(message, dict):
-            self.on_message(message)
+            self.on_message(message, raw)
+        elif message is not None:
+            self.wrong_type("message", message, "an object", raw)
         # /api/generate puts the text at the top level
-        thinking = chunk.get("thinking")
-        if isinstance(thinking, str):
-            sink.reasoning(thinking)
-        response = chunk.get("response")
-        if isinstance(response, str) and response:
+        sink.reasoning(self.string_field(chunk, "thinking", "", raw))
+        response = self.string_field(chunk, "response", "", raw)
+        if response:
             self.text(response)
         if chunk.get("done") is True:
             prompt = token_count(chunk.get("prompt_eval_count"))
@@ -60,22 +60,24 @@ class OllamaDecoder(JsonStreamDecoder):
             sink.set_finish_reason(reason if isinstance(reason, str) and reason else "stop")
             self.finished = True
 
-    def on_message(self, message: dict[str, Any]) -> None:
-        sink = self.sink
-        thinking = message.get("thinking")
-        if isinstance(thinking, str):
-            sink.reasoning(thinking)
-        content = message.get("content")
-        if isinstance(content, str) and content:
+    def on_message(self, message: dict[str, Any], raw: str) -> None:
+        self.sink.reasoning(self.string_field(message, "thinking", "message", raw))
+        content = self.string_field(message, "content", "message", raw)
+        if content:
             self.text(content)
         tool_calls = message.get("tool_calls")
         if not isinstance(tool_calls, list):
+            if tool_calls is not None:
+                self.wrong_type("message.tool_calls", tool_calls, "an array", raw)
             return
-        for tc in tool_calls:
+        for i, tc in enumerate(tool_calls):
             if not isinstance(tc, dict):
+                self.wrong_type(f"message.tool_calls[{i}]", tc, "an object", raw)
                 continue
             fn = tc.get("function")
             if not isinstance(fn, dict):
+                if fn is not None:
+                    self.wrong_type(f"message.tool_calls[{i}].function", fn, "an object", raw)
                 fn = {}
             self.whole_call(
                 tc.get("id"), fn.get("name"), fn.get("arguments"), self._seed or "ollama"

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from toolwire.events import Usage
+from toolwire.jsontext import dumps
 from toolwire.providers.base import SSEWireDecoder, token_count
 from toolwire.providers.envelope import Role
 from toolwire.sse import SSEMessage
@@ -38,6 +39,10 @@ def openai_usage(
         ),
     )
 
+
+# delta fields that carry text
+_TEXT_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
+_CHECKED_FIELDS = frozenset((*_TEXT_FIELDS, "tool_calls"))
 
 # the first choice: index 0, or no index at all (some servers omit or null it)
 _FIRST_CHOICE = (0, None)
@@ -161,6 +166,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 if delta is None:
                     delta = choice.get("message")
                 if isinstance(delta, dict):
+                    self._check_types(delta, choice, raw)
                     self.on_delta(delta)
                 reason = choice.get("finish_reason")
                 if reason:
@@ -168,6 +174,46 @@ class OpenAIChatDecoder(SSEWireDecoder):
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             sink.set_usage(openai_usage(usage))
+
+    def _check_types(self, delta: dict[str, Any], choice: dict[str, Any], raw: str) -> None:
+        """Report the fields of a delta that ``on_delta`` cannot read for their type
+        (it skips them): what the model said is never dropped without a word."""
+        for field, value in delta.items():  # most deltas: strings only, a quick look
+            if value is not None and type(value) is not str and field in _CHECKED_FIELDS:
+                key = "message" if choice.get("delta") is None else "delta"
+                self._report_types(delta, f"choices[0].{key}", raw)
+                return
+
+    def _report_types(self, delta: dict[str, Any], path: str, raw: str) -> None:
+        for field in _TEXT_FIELDS:
+            value = delta.get(field)
+            if field == "content" and type(value) is list:  # content parts
+                for i, part in enumerate(value):
+                    if type(part) is not dict:
+                        self.wrong_type(f"{path}.content[{i}]", part, "an object", raw)
+                    elif "text" in part and type(part["text"]) is not str:
+                        self.wrong_type(f"{path}.content[{i}].text", part["text"], "a string", raw)
+            elif value is not None and type(value) is not str:
+                self.wrong_type(f"{path}.{field}", value, "a string", raw)
+        calls = delta.get("tool_calls")
+        if calls is None:
+            return
+        if type(calls) is not list:
+            self.wrong_type(f"{path}.tool_calls", calls, "an array", raw)
+            return
+        for i, call in enumerate(calls):
+            where = f"{path}.tool_calls[{i}]"
+            if type(call) is not dict:
+                self.wrong_type(where, call, "an object", raw)
+                continue
+            function = call.get("function")
+            if function is not None and type(function) is not dict:
+                self.wrong_type(f"{where}.function", function, "an object", raw)
+            elif function is not None:
+                arguments = function.get("arguments")
+                if arguments is not None and type(arguments) not in (str, dict):  # F10: dict
+                    expected = "a string or an object"
+                    self.wrong_type(f"{where}.function.arguments", arguments, expected, raw)
 
     def on_delta(self, delta: dict[str, Any]) -> None:
         sink = self.sink
@@ -208,7 +254,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 sink.error(
                     "a legacy function_call differs from the tool_calls sent with it; "
                     "it was ignored",
-                    orjson.dumps(legacy).decode(),
+                    dumps(legacy),
                 )
 
 

@@ -53,24 +53,24 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         sink = self.sink
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             self._texts.add(str(event.get("item_id")))
-            self.text(event.get("delta") or "")
+            self.text(self.string_field(event, "delta", "", raw))
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             self._texts.add(str(event.get("item_id")))
-            sink.reasoning(event.get("delta") or "")
+            sink.reasoning(self.string_field(event, "delta", "", raw))
         elif kind == "response.function_call_arguments.delta":
             index = self._index(event)
             if index in self._calls:
                 self._calls[index] = True
-                sink.tool(index, None, None, event.get("delta") or "")
+                sink.tool(index, None, None, self.string_field(event, "delta", "", raw))
         elif kind == "response.function_call_arguments.done":
             index = self._index(event)
             if index in self._calls and not self._calls[index]:
                 self._calls[index] = True
-                sink.tool(index, None, None, event.get("arguments") or "")
+                sink.tool(index, None, None, self.string_field(event, "arguments", "", raw))
         elif kind == "response.output_item.added":
-            self.on_item(event, done=False)
+            self.on_item(event, raw, done=False)
         elif kind == "response.output_item.done":
-            self.on_item(event, done=True)
+            self.on_item(event, raw, done=True)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             self.on_terminal(kind, event.get("response") or {}, raw)
         elif kind == "error":
@@ -78,7 +78,7 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
             sink.set_finish_reason("error")
             self.finished = True
 
-    def on_item(self, event: dict[str, Any], *, done: bool) -> None:
+    def on_item(self, event: dict[str, Any], raw: str, *, done: bool) -> None:
         sink = self.sink
         item = event.get("item")
         index = event.get("output_index")
@@ -90,13 +90,13 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         itype = item.get("type")
         if itype in _CALL_ITEMS:
             call_id = item.get("call_id") or item_id
-            arguments = item.get("arguments")
+            arguments = self.string_field(item, "arguments", "item", raw)
             if not done or index not in self._calls:
                 self._calls.setdefault(index, False)
                 sink.tool(
                     index, call_id if isinstance(call_id, str) else None, item.get("name"), None
                 )
-            if isinstance(arguments, str) and arguments and not self._calls[index]:
+            if arguments and not self._calls[index]:
                 self._calls[index] = True
                 sink.tool(index, None, None, arguments)
             if done:
@@ -104,21 +104,22 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         elif done and item_id not in self._texts:
             # an item sent whole, without deltas
             if itype == "message":
-                for part in item.get("content") or []:
+                for i, part in enumerate(item.get("content") or []):
                     if isinstance(part, dict):
-                        text = part.get("text") if part.get("type") == "output_text" else None
-                        text = text if text is not None else part.get("refusal")
-                        if isinstance(text, str):
-                            self.text(text)
+                        output = part.get("type") == "output_text" and "text" in part
+                        key = "text" if output and part["text"] is not None else "refusal"
+                        self.text(self.string_field(part, key, f"item.content[{i}]", raw))
             elif itype == "reasoning":
                 # a summary (OpenAI's models), else the reasoning text itself (open models)
-                for parts in (item.get("summary"), item.get("content")):
-                    texts = [
-                        part["text"]
-                        for part in parts or []
-                        if isinstance(part, dict) and isinstance(part.get("text"), str)
+                for key in ("summary", "content"):
+                    parts = [
+                        (i, part)
+                        for i, part in enumerate(item.get(key) or [])
+                        if isinstance(part, dict) and part.get("text") is not None
                     ]
-                    if texts:
+                    where = f"item.{key}"
+                    texts = [self.string_field(p, "text", f"{where}[{i}]", raw) for i, p in parts]
+                    if any(type(part["text"]) is str for _, part in parts):
                         for text in texts:
                             sink.reasoning(text)
                         break

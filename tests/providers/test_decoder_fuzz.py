@@ -1,0 +1,158 @@
+"""Fuzzing the five wire decoders with mutated valid streams (issue 11).
+
+Each format gets a few hundred inputs per run, within a wall-clock budget of about
+two seconds (``wirefuzz.run_budgeted``; ``TOOLWIRE_FUZZ_SCALE`` runs more). For every
+input: ``StreamParser`` fed in random pieces and closed, and ``parse_stream`` on the
+whole, never raise and never hang (a watchdog per input), every event has the types
+the event model promises, and the stream ends with exactly one ``StreamFinished``.
+Then every encoder (stream and whole body) takes the decoded events without raising.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import wirefuzz
+from wirefuzz import SEEDS, WEATHER, WireSeed, fuzzed_stream, pieces, run_budgeted, watchdog
+
+from toolwire.encoders import ENCODERS, make_encoder
+from toolwire.events import (
+    ArgumentsDelta,
+    CallFinished,
+    CallStarted,
+    Event,
+    ReasoningDelta,
+    StreamError,
+    StreamFinished,
+    TextDelta,
+    ToolCall,
+)
+from toolwire.parser import StreamParser, parse_stream
+
+INPUTS = 400  # per format and run
+SECONDS = 2.0  # per format and run
+HANG = 10.0  # seconds one small input may take before it counts as a hang
+
+
+def _str_or_none(value: object) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def check_events(events: list[Event]) -> None:
+    """The event model's promises: text is str, slots are ints, one StreamFinished, last."""
+    for event in events:
+        if isinstance(event, TextDelta | ReasoningDelta):
+            assert isinstance(event.text, str), event
+        elif isinstance(event, CallStarted):
+            assert type(event.slot) is int and isinstance(event.name, str), event
+            assert _str_or_none(event.id), event
+        elif isinstance(event, ArgumentsDelta):
+            assert type(event.slot) is int and isinstance(event.text, str), event
+        elif isinstance(event, CallFinished):
+            call = event.call
+            assert isinstance(call, ToolCall), event
+            assert isinstance(call.name, str) and isinstance(call.raw_arguments, str), call
+            assert _str_or_none(call.id), call
+            assert call.arguments is None or isinstance(call.arguments, dict), call
+        elif isinstance(event, StreamError):
+            assert isinstance(event.message, str) and isinstance(event.raw, str), event
+        else:
+            assert isinstance(event, StreamFinished), event
+    finished = [e for e in events if isinstance(e, StreamFinished)]
+    assert len(finished) == 1 and events[-1] is finished[0], events[-3:]
+
+
+def decode_fuzzed(seed: WireSeed, rng: random.Random, number: int) -> None:
+    data = fuzzed_stream(seed, rng)
+    context = f"{seed.name} fuzz seed {number}: {data!r}"
+    try:
+        with watchdog(HANG):
+            parser = StreamParser(seed.format, [WEATHER])
+            events: list[Event] = []
+            for piece in pieces(rng, data):
+                events.extend(parser.feed(piece))
+            events.extend(parser.close())
+            check_events(events)
+            whole = StreamParser(seed.format, [WEATHER])
+            check_events(whole.feed(data) + whole.close())
+            parse_stream(data, seed.format, [WEATHER])
+            for target in ENCODERS:
+                for whole in (False, True):  # the stream, and the response body
+                    make_encoder(target, whole=whole, message_id="m", created=1).encode(events)
+    except Exception as exc:
+        raise AssertionError(context) from exc
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=[s.name for s in SEEDS])
+def test_decoders_never_raise_or_hang_on_mutated_streams(seed: WireSeed) -> None:
+    ran = run_budgeted(INPUTS, SECONDS, lambda rng, n: decode_fuzzed(seed, rng, n))
+    assert ran >= 20
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=[s.name for s in SEEDS])
+def test_seed_streams_decode_cleanly(seed: WireSeed) -> None:
+    """The unmutated seeds are valid streams: no error, calls complete (so the
+    mutations above start from streams that exercise the readers)."""
+    data = seed.frame(seed.messages(), random.Random(0))
+    result = parse_stream(data, seed.format, [WEATHER])
+    assert not result.errors, result.errors
+    assert result.calls and all(c.status == "complete" for c in result.calls), result.calls
+    assert result.finish_reason == "tool_calls"
+
+
+# -- every field of every seed, as each other type -------------------------------------
+
+OTHER_TYPES = (5, True, None, "x", [1], {"a": 1})
+# fields that carry what the model said: one of another type is an error event that
+# names the field, never text passed on or dropped without a word
+TEXT_FIELDS = {
+    "openai-chat": ("content", "reasoning_content"),
+    "anthropic": ("text", "thinking", "partial_json"),
+    "openai-responses": ("delta", "arguments", "text"),
+    "gemini-sse": ("text",),
+    "gemini-array": ("text",),
+    "ollama": ("content", "thinking"),
+}
+# text fields the decoder rightly does not read: a Responses message item, or a call's
+# .done arguments, that come whole after their deltas repeat them (F7)
+UNREAD = {("openai-responses", "5.item.content.0.text"), ("openai-responses", "9.arguments")}
+
+
+def retyped(seed: WireSeed) -> list[tuple[str, str, object, bytes]]:
+    """(dotted path, last key, new value, framed stream) for every field and type."""
+    out = []
+    rng = random.Random(0)
+    messages = seed.messages()
+    for m, message in enumerate(messages):
+        for path in wirefuzz.paths(message):
+            for value in OTHER_TYPES:
+                copy = seed.messages()
+                parent = wirefuzz.at(copy[m], path[:-1])
+                if parent[path[-1]] == value:
+                    continue
+                parent[path[-1]] = value
+                name = ".".join(map(str, (m, *path)))
+                out.append((name, str(path[-1]), value, seed.frame(copy, rng).encode()))
+    return out
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=[s.name for s in SEEDS])
+def test_every_field_of_another_type_is_read_or_reported(seed: WireSeed) -> None:
+    """Issue 11: a wrong-typed field never raises; one that carries text is an error
+    event naming the field."""
+    for name, key, value, data in retyped(seed):
+        try:
+            parser = StreamParser(seed.format, [WEATHER])
+            events = parser.feed(data) + parser.close()
+            check_events(events)
+        except Exception as exc:
+            raise AssertionError(f"{seed.name}: field {name} = {value!r}") from exc
+        carries_text = key in TEXT_FIELDS[seed.name] and (seed.name, name) not in UNREAD
+        if carries_text and isinstance(value, int | list | dict) and not (
+            key == "content" and isinstance(value, list) and seed.format == "openai-chat"
+        ):
+            errors = [e.message for e in events if isinstance(e, StreamError)]
+            assert any(f"{key} is " in m and "not a string" in m for m in errors), (
+                f"{seed.name}: field {name} = {value!r} gave {errors}"
+            )
