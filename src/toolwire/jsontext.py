@@ -39,6 +39,21 @@ def dumps(value: Any, *, default: Callable[[Any], Any] | None = None, indent: bo
     return _LONE_SURROGATE.sub(_escape, text)
 
 
+def json_type(value: object) -> str:
+    """What a value read from JSON is, in JSON's words (for messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
 # in JSON text written by json.dumps a surrogate can only stand inside a string
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -9,6 +9,7 @@ from toolwire.providers.ollama import OllamaDecoder
 from toolwire.providers.openai_chat import OpenAIChatDecoder
 from toolwire.providers.openai_responses import OpenAIResponsesDecoder
 from toolwire.providers.plain_text import PlainTextDecoder
+from toolwire.providers.tooldefs import RequestTranslationError
 
 DECODERS: dict[str, type[WireDecoder]] = {
     "openai-chat": OpenAIChatDecoder,
@@ -57,6 +58,7 @@ __all__ = [
     "OpenAIChatDecoder",
     "OpenAIResponsesDecoder",
     "PlainTextDecoder",
+    "RequestTranslationError",
     "SSEWireDecoder",
     "WireDecoder",
     "detect_format",

@@ -13,7 +13,7 @@ import orjson
 from toolwire.assemble import CallAssembler
 from toolwire.assemble.assembler import appends_plainly
 from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
-from toolwire.jsontext import dumps
+from toolwire.jsontext import dumps, json_type
 from toolwire.providers.envelope import Envelope, Role, learn_envelope
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
@@ -23,21 +23,6 @@ from toolwire.sse import SSEDecoder, SSEMessage
 def token_count(value: Any) -> int | None:
     """A count read from the wire (token usage): an int, never a bool, else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def json_type(value: object) -> str:
-    """What a value read from JSON is, in JSON's words (for messages)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object" if isinstance(value, dict) else type(value).__name__
 
 
 def stable_call_id(seed: str, position: int) -> str:

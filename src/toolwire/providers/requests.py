@@ -10,6 +10,10 @@ object on the Anthropic side; tool results follow their calls in the calls' orde
 one result per id (duplicates dropped and reported), before the user's own content;
 ``tool_choice`` auto/any/tool/none ⇄ auto/required/named/none; ``stop_sequences`` ⇄
 ``stop``; Anthropic ``thinking`` ⇄ ``reasoning_effort`` (approximate, reported).
+
+A field the translators read that holds a value of the wrong type (``"messages": 5``, a
+``function`` that is an array) raises ``RequestTranslationError``, whose ``path`` names
+the field; no other exception comes out of a translator.
 """
 
 from __future__ import annotations
@@ -21,7 +25,16 @@ from typing import Any, Literal
 
 import orjson
 
-from toolwire.providers.tooldefs import ToolNameMap, to_anthropic_tool, to_openai_tool
+from toolwire.jsontext import dumps, json_type
+from toolwire.providers.tooldefs import (
+    RequestTranslationError,
+    ToolNameMap,
+    read_list,
+    read_mapping,
+    read_str,
+    to_anthropic_tool,
+    to_openai_tool,
+)
 from toolwire.repair import repair_json
 from toolwire.spec import ToolSpec
 
@@ -76,6 +89,32 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _content(message: Mapping[str, Any], path: str) -> str | list[Any] | None:
+    """A message's content: a string, an array of blocks or parts, or nothing."""
+    content = message.get("content")
+    if content is None or isinstance(content, str | list):
+        return content
+    raise RequestTranslationError(
+        f"{path}.content", f"expected a string or an array, got {json_type(content)}"
+    )
+
+
+def _entries(value: Any, path: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """The objects of an array field, each with its path."""
+    return [
+        (f"{path}[{i}]", read_mapping(entry, f"{path}[{i}]"))
+        for i, entry in enumerate(read_list(value, path))
+    ]
+
+
+def _body(body: Any) -> Mapping[str, Any]:
+    if not isinstance(body, Mapping):
+        raise RequestTranslationError(
+            "request", f"a request must be a JSON object, got {json_type(body)}"
+        )
+    return body
+
+
 # -- Anthropic → OpenAI -------------------------------------------------------------
 
 _ANTHROPIC_HANDLED = frozenset(
@@ -97,22 +136,27 @@ def anthropic_to_openai(
     ``max_tokens_field``: ``max_tokens`` suits most OpenAI-compatible servers;
     OpenAI's reasoning models want ``max_completion_tokens``.
     """
+    body = _body(body)
     notes = _Notes()
     out: dict[str, Any] = {}
     if "model" in body:
         out["model"] = body["model"]
-    tools = [t for t in body.get("tools") or [] if isinstance(t, Mapping)]
-    custom = [t for t in tools if t.get("type") in (None, "custom") and "name" in t]
-    for tool in tools:
-        if tool not in custom:
+    tools = _entries(body.get("tools"), "tools")
+    custom = [(p, t) for p, t in tools if t.get("type") in (None, "custom") and "name" in t]
+    for path, tool in tools:
+        if (path, tool) not in custom:
             notes.add(f"server tool {tool.get('type') or tool.get('name')!r} was dropped")
         if "cache_control" in tool:
             notes.add("cache_control was dropped")
     if names is None:
-        names = ToolNameMap((str(t["name"]) for t in custom), "openai")
+        names = ToolNameMap((read_str(t["name"], f"{p}.name") for p, t in custom), "openai")
 
     messages: list[dict[str, Any]] = []
     system = body.get("system")
+    if system is not None and not isinstance(system, str | list):
+        raise RequestTranslationError(
+            "system", f"expected a string or an array, got {json_type(system)}"
+        )
     if system:
         if isinstance(system, list):
             if any(isinstance(b, Mapping) and "cache_control" in b for b in system):
@@ -124,15 +168,13 @@ def anthropic_to_openai(
     seen_calls: set[str] = set()
     seen_results: set[str] = set()
     last_calls: list[str] = []  # ids of the previous assistant turn's calls, in order
-    for message in body.get("messages") or []:
-        if not isinstance(message, Mapping):
-            continue
-        role = message.get("role")
-        content = message.get("content")
+    for path, message in _entries(body.get("messages"), "messages"):
+        role = read_str(message.get("role"), f"{path}.role")
+        content = _content(message, path)
         if isinstance(content, str):
             messages.append({"role": role, "content": content})
             continue
-        blocks = [b for b in content or [] if isinstance(b, Mapping)]
+        blocks = [b for _, b in _entries(content, f"{path}.content")]
         if any("cache_control" in b for b in blocks):
             notes.add("cache_control was dropped")
         if role == "assistant":
@@ -143,7 +185,7 @@ def anthropic_to_openai(
                 if btype == "text":
                     text.append(str(block.get("text", "")))
                 elif btype == "tool_use":
-                    call_id = str(block.get("id", ""))
+                    call_id = read_str(block.get("id"), f"{path}.content.id")
                     if call_id in seen_calls:
                         notes.add(f"a repeated tool_use id {call_id!r} was dropped")
                         continue
@@ -154,11 +196,11 @@ def anthropic_to_openai(
                             "id": call_id,
                             "type": "function",
                             "function": {
-                                "name": names.wire(str(block.get("name", ""))),
+                                "name": names.wire(
+                                    read_str(block.get("name"), f"{path}.content.name")
+                                ),
                                 # always a JSON string, never an object
-                                "arguments": orjson.dumps(
-                                    arguments if arguments is not None else {}
-                                ).decode(),
+                                "arguments": dumps(arguments if arguments is not None else {}),
                             },
                         }
                     )
@@ -177,12 +219,14 @@ def anthropic_to_openai(
         for block in blocks:
             btype = block.get("type")
             if btype == "tool_result":
-                call_id = str(block.get("tool_use_id", ""))
+                call_id = read_str(block.get("tool_use_id"), f"{path}.content.tool_use_id")
                 if call_id in seen_results:
                     notes.add(f"a repeated tool_result for {call_id!r} was dropped")
                     continue
                 seen_results.add(call_id)
-                result_text, images = _anthropic_result(block.get("content"), notes)
+                result_text, images = _anthropic_result(
+                    block.get("content"), f"{path}.content.content", notes
+                )
                 if block.get("is_error"):
                     result_text = f"Error: {result_text}"
                     notes.add("tool_result is_error is carried as an 'Error: ' prefix")
@@ -212,18 +256,18 @@ def anthropic_to_openai(
         out["tools"] = [
             to_openai_tool(
                 ToolSpec(
-                    name=str(t["name"]),
-                    parameters=t.get("input_schema") or {"type": "object", "properties": {}},
+                    name=read_str(t["name"], f"{p}.name"),
+                    parameters=read_mapping(t.get("input_schema"), f"{p}.input_schema")
+                    or {"type": "object", "properties": {}},
                     description=str(t.get("description") or ""),
                 ),
                 names,
             )
-            for t in custom
+            for p, t in custom
         ]
     _anthropic_tool_choice(body.get("tool_choice"), out, names, notes)
-    stops = body.get("stop_sequences")
+    stops = read_list(body.get("stop_sequences"), "stop_sequences")
     if stops:
-        stops = list(stops)
         if len(stops) > 4:
             notes.add("OpenAI takes at most 4 stop sequences; the rest were dropped")
         out["stop"] = stops[:4]
@@ -247,14 +291,14 @@ def anthropic_to_openai(
     return RequestTranslation(out, tuple(notes.items), names if names.changed else None)
 
 
-def _anthropic_result(content: Any, notes: _Notes) -> tuple[str, list[dict[str, Any]]]:
+def _anthropic_result(
+    content: Any, path: str, notes: _Notes
+) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(content, str) or content is None:
         return content or "", []
     texts: list[str] = []
     images: list[dict[str, Any]] = []
-    for block in content:
-        if not isinstance(block, Mapping):
-            continue
+    for _, block in _entries(content, path):
         if block.get("type") == "text":
             texts.append(str(block.get("text", "")))
         elif block.get("type") == "image":
@@ -291,8 +335,9 @@ def _anthropic_part(block: Mapping[str, Any], notes: _Notes) -> dict[str, Any] |
 def _anthropic_tool_choice(
     choice: Any, out: dict[str, Any], names: ToolNameMap, notes: _Notes
 ) -> None:
-    if not isinstance(choice, Mapping):
+    if choice is None:
         return
+    choice = read_mapping(choice, "tool_choice")
     kind = choice.get("type")
     if kind == "auto":
         out["tool_choice"] = "auto"
@@ -356,16 +401,22 @@ def openai_to_anthropic(
     Anthropic requires ``max_tokens``; ``default_max_tokens`` is used when the
     request has neither ``max_tokens`` nor ``max_completion_tokens``.
     """
+    body = _body(body)
     notes = _Notes()
     out: dict[str, Any] = {}
     if "model" in body:
         out["model"] = body["model"]
-    tools = [t for t in body.get("tools") or [] if isinstance(t, Mapping)]
-    functions = [t["function"] for t in tools if t.get("type") == "function" and "function" in t]
+    tools = _entries(body.get("tools"), "tools")
+    functions = [
+        (f"{p}.function", read_mapping(t["function"], f"{p}.function"))
+        for p, t in tools
+        if t.get("type") == "function" and "function" in t
+    ]
     if len(functions) != len(tools):
         notes.add("non-function tools were dropped")
     if names is None:
-        names = ToolNameMap((str(f.get("name", "")) for f in functions), "anthropic")
+        wire_names = (read_str(f.get("name"), f"{p}.name") for p, f in functions)
+        names = ToolNameMap(wire_names, "anthropic")
 
     system: list[str] = []
     messages: list[dict[str, Any]] = []
@@ -394,17 +445,15 @@ def openai_to_anthropic(
         push("user", pending)
         pending, last_calls = [], []
 
-    for position, message in enumerate(body.get("messages") or []):
-        if not isinstance(message, Mapping):
-            continue
-        role = message.get("role")
-        content = message.get("content")
+    for position, (path, message) in enumerate(_entries(body.get("messages"), "messages")):
+        role = read_str(message.get("role"), f"{path}.role")
+        content = _content(message, path)
         if role in ("system", "developer"):
             if messages or pending:
                 notes.add("a system message after the first turn was moved to the system prompt")
             system.append(_text_of(content))
         elif role == "tool":
-            call_id = str(message.get("tool_call_id", ""))
+            call_id = read_str(message.get("tool_call_id"), f"{path}.tool_call_id")
             if call_id in seen_results:
                 notes.add(f"a repeated tool result for {call_id!r} was dropped")
                 continue
@@ -429,16 +478,15 @@ def openai_to_anthropic(
                 blocks.append({"type": "text", "text": text})
             if message.get("reasoning_content") or message.get("reasoning"):
                 notes.add("assistant reasoning in the history was dropped (no signature)")
-            calls = list(message.get("tool_calls") or [])
+            calls = _entries(message.get("tool_calls"), f"{path}.tool_calls")
             legacy = message.get("function_call")
-            if isinstance(legacy, Mapping):
-                calls.append({"function": legacy})
+            if legacy is not None:
+                where = f"{path}.function_call"
+                calls.append((where, {"function": read_mapping(legacy, where)}))
             last_calls = []
-            for i, call in enumerate(calls):
-                if not isinstance(call, Mapping):
-                    continue
-                fn = call.get("function") or {}
-                call_id = str(call.get("id") or _stable_id(position, i))
+            for i, (where, call) in enumerate(calls):
+                fn = read_mapping(call.get("function"), f"{where}.function")
+                call_id = read_str(call.get("id"), f"{where}.id") or _stable_id(position, i)
                 if call_id in seen_calls:
                     notes.add(f"a repeated tool call id {call_id!r} was dropped")
                     continue
@@ -448,14 +496,14 @@ def openai_to_anthropic(
                     {
                         "type": "tool_use",
                         "id": call_id,
-                        "name": names.wire(str(fn.get("name", ""))),
+                        "name": names.wire(read_str(fn.get("name"), f"{where}.function.name")),
                         "input": _arguments_object(fn.get("arguments"), call_id, notes),
                     }
                 )
             push("assistant", blocks)
         else:  # user: pending tool results come first in the same turn
             flush_results()
-            push("user", _openai_blocks(content, notes))
+            push("user", _openai_blocks(content, f"{path}.content", notes))
     flush_results()
     if system:
         out["system"] = "\n\n".join(s for s in system if s)
@@ -463,10 +511,11 @@ def openai_to_anthropic(
 
     if functions:
         out["tools"] = []
-        for fn in functions:
+        for where, fn in functions:
             spec = ToolSpec(
-                name=str(fn.get("name", "")),
-                parameters=fn.get("parameters") or {"type": "object", "properties": {}},
+                name=read_str(fn.get("name"), f"{where}.name"),
+                parameters=read_mapping(fn.get("parameters"), f"{where}.parameters")
+                or {"type": "object", "properties": {}},
                 description=str(fn.get("description") or ""),
             )
             tool = to_anthropic_tool(spec, names)
@@ -476,7 +525,7 @@ def openai_to_anthropic(
     _openai_tool_choice(body, out, names, notes)
     stop = body.get("stop")
     if stop:
-        out["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+        out["stop_sequences"] = [stop] if isinstance(stop, str) else read_list(stop, "stop")
     max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
     out["max_tokens"] = max_tokens if isinstance(max_tokens, int) else default_max_tokens
     temperature = body.get("temperature")
@@ -525,13 +574,11 @@ def _arguments_object(arguments: Any, call_id: str, notes: _Notes) -> dict[str, 
     return value
 
 
-def _openai_blocks(content: Any, notes: _Notes) -> list[dict[str, Any]]:
+def _openai_blocks(content: Any, path: str, notes: _Notes) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     blocks: list[dict[str, Any]] = []
-    for part in content or []:
-        if not isinstance(part, Mapping):
-            continue
+    for where, part in _entries(content, path):
         ptype = part.get("type")
         if ptype == "text":
             if part.get("text"):
@@ -548,7 +595,7 @@ def _openai_blocks(content: Any, notes: _Notes) -> list[dict[str, Any]]:
                 notes.add("image detail was dropped")
             blocks.append({"type": "image", "source": source})
         elif ptype == "file":
-            file = part.get("file") or {}
+            file = read_mapping(part.get("file"), f"{where}.file")
             parsed = _parse_data_url(str(file.get("file_data", "")))
             if parsed is None:
                 notes.add("file parts by file_id were dropped")

@@ -25,9 +25,47 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolwire.events import CallFinished, CallStarted, Event
-from toolwire.spec import EMPTY_OBJECT_SCHEMA, ToolSpec
+from toolwire.jsontext import json_type
+from toolwire.spec import EMPTY_OBJECT_SCHEMA, ToolSpec, ToolSpecError
 
 Provider = Literal["openai", "anthropic", "gemini"]
+
+
+class RequestTranslationError(ValueError):
+    """A request or tool definition that cannot be translated: a field the translators
+    read holds a value of the wrong type. ``path`` names the field (``messages[2].content``,
+    ``tools[0].input_schema``); the message starts with it."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+
+
+def read_list(value: Any, path: str) -> list[Any]:
+    """A field that must be an array (missing or null: empty)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise RequestTranslationError(path, f"expected an array, got {json_type(value)}")
+    return value
+
+
+def read_mapping(value: Any, path: str) -> Mapping[str, Any]:
+    """A field that must be an object (missing or null: empty)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise RequestTranslationError(path, f"expected an object, got {json_type(value)}")
+    return value
+
+
+def read_str(value: Any, path: str) -> str:
+    """A field that must be a string (missing or null: empty)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise RequestTranslationError(path, f"expected a string, got {json_type(value)}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +132,8 @@ class ToolNameMap:
         base = rule.disallowed.sub("_", name) or "tool"
         if rule.must_start is not None and not rule.must_start.match(base):
             base = "_" + base
-        digest = hashlib.sha256(name.encode()).hexdigest()
+        # a name from the wire may hold a lone surrogate: hash it as it is
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
         for width in (8, 16, 64):
             candidate = f"{base[: rule.max_length - width - 1]}_{digest[:width]}"
             if candidate not in self._to_original:
@@ -197,9 +236,13 @@ def to_gemini_declaration(
 
 def spec_from_definition(definition: Mapping[str, Any]) -> ToolSpec:
     """A ToolSpec from an OpenAI, Anthropic, Gemini or MCP tool definition."""
+    read_mapping(definition, "tool")
     if "parametersJsonSchema" in definition and "parameters" not in definition:
         definition = {**definition, "parameters": definition["parametersJsonSchema"]}
-    return ToolSpec.from_dict(definition)
+    try:
+        return ToolSpec.from_dict(definition)
+    except ToolSpecError as exc:
+        raise RequestTranslationError("tool", str(exc)) from exc
 
 
 # -- Gemini's schema subset ---------------------------------------------------------
@@ -259,7 +302,7 @@ class _GeminiSchema:
             out.update(self._all_of(node.pop("allOf"), path, refs))
         for key in ("oneOf", "anyOf"):
             if key in node:
-                merged = self._any_of(node.pop(key), path, refs)
+                merged = self._any_of(node.pop(key), key, path, refs)
                 if key == "oneOf" and "anyOf" in merged:
                     self.note("oneOf was relaxed to anyOf (exactly-one is not expressible)", path)
                 out.update(merged)
@@ -287,9 +330,10 @@ class _GeminiSchema:
             if key not in _GEMINI_KEYS:
                 self.note(f"{key} was dropped", path)
                 continue
-            if key == "properties" and isinstance(value, Mapping):
+            if key == "properties":
                 out["properties"] = {
-                    name: self.convert(sub, f"{path}.{name}", refs) for name, sub in value.items()
+                    name: self.convert(sub, f"{path}.{name}", refs)
+                    for name, sub in read_mapping(value, f"{path}.properties").items()
                 }
             elif key == "items":
                 if isinstance(value, list):
@@ -300,15 +344,16 @@ class _GeminiSchema:
                 self._enum(value, out, path)
             elif key == "format":
                 allowed = _FORMATS.get(str(out.get("type")), frozenset())
-                if value in allowed:
+                if isinstance(value, str) and value in allowed:
                     out["format"] = value
                 else:
                     self.note(f"format {value!r} was dropped", path)
             else:
                 out[key] = value
         if "required" in out and isinstance(out.get("properties"), Mapping):
-            known = [r for r in out["required"] if r in out["properties"]]
-            if len(known) != len(out["required"]):
+            required = read_list(out["required"], f"{path}.required")
+            known = [r for r in required if isinstance(r, str) and r in out["properties"]]
+            if len(known) != len(required):
                 self.note("required names without a property were dropped", path)
             out["required"] = known
         return out
@@ -340,7 +385,7 @@ class _GeminiSchema:
 
     def _all_of(self, parts: Any, path: str, refs: tuple[str, ...]) -> dict[str, Any]:
         merged: dict[str, Any] = {}
-        for part in parts if isinstance(parts, list) else []:
+        for part in read_list(parts, f"{path}.allOf"):
             sub = self.convert(part, path, refs)
             props = sub.pop("properties", None)
             required = sub.pop("required", None)
@@ -355,8 +400,8 @@ class _GeminiSchema:
                 merged.setdefault(key, value)
         return merged
 
-    def _any_of(self, parts: Any, path: str, refs: tuple[str, ...]) -> dict[str, Any]:
-        alternatives = [self.convert(p, path, refs) for p in parts if isinstance(parts, list)]
+    def _any_of(self, parts: Any, key: str, path: str, refs: tuple[str, ...]) -> dict[str, Any]:
+        alternatives = [self.convert(p, path, refs) for p in read_list(parts, f"{path}.{key}")]
         out: dict[str, Any] = {}
         kept = [a for a in alternatives if a != {"type": "null"}]
         if len(kept) != len(alternatives):
@@ -380,8 +425,12 @@ def gemini_schema(schema: Mapping[str, Any]) -> Translated:
     """A JSON Schema rewritten into Gemini's OpenAPI subset: ``$ref`` inlined,
     ``allOf`` merged, ``const`` → ``enum``, ``["x", "null"]`` → ``nullable``,
     ``oneOf`` → ``anyOf``; keywords Gemini lacks are dropped and reported."""
+    schema = read_mapping(schema, "$")
     converter = _GeminiSchema(schema)
-    value = converter.convert(schema, "$")
+    try:
+        value = converter.convert(schema, "$")
+    except RecursionError:
+        raise RequestTranslationError("$", "the schema is nested too deeply") from None
     if not value:
         value = dict(EMPTY_OBJECT_SCHEMA)
     if value.get("type") != "object" and "anyOf" in value:
