@@ -115,7 +115,7 @@ class GeminiDecoder(JsonStreamDecoder):
                 elif parts is not None:
                     for i, part in enumerate(parts):
                         if isinstance(part, dict):
-                            self.on_part(part, f"candidates[0].content.parts[{i}]", raw)
+                            self.on_part(part, i, raw)
                 value = candidate.get("finishReason")
                 if isinstance(value, str) and value != "FINISH_REASON_UNSPECIFIED":
                     reason = value
@@ -134,8 +134,10 @@ class GeminiDecoder(JsonStreamDecoder):
             sink.set_finish_reason(reason)
             self.finished = True
 
-    def on_part(self, part: dict[str, Any], path: str, raw: str) -> None:
-        text = self.string_field(part, "text", path, raw)
+    def on_part(self, part: dict[str, Any], i: int, raw: str) -> None:
+        text = part.get("text")
+        if type(text) is not str:
+            text = self.string_field(part, "text", f"candidates[0].content.parts[{i}]", raw)
         if text:
             if part.get("thought") is True:
                 self.sink.reasoning(text)
@@ -145,7 +147,8 @@ class GeminiDecoder(JsonStreamDecoder):
         if isinstance(call, dict):
             self.on_function_call(call, raw)
         elif call is not None:
-            self.wrong_type(f"{path}.functionCall", call, "an object", raw)
+            path = f"candidates[0].content.parts[{i}].functionCall"
+            self.wrong_type(path, call, "an object", raw)
 
     def on_function_call(self, call: dict[str, Any], raw: str) -> None:
         sink = self.sink

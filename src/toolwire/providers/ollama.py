@@ -47,10 +47,10 @@ class OllamaDecoder(JsonStreamDecoder):
         elif message is not None:
             self.wrong_type("message", message, "an object", raw)
         # /api/generate puts the text at the top level
-        sink.reasoning(self.string_field(chunk, "thinking", "", raw))
-        response = self.string_field(chunk, "response", "", raw)
-        if response:
-            self.text(response)
+        if "thinking" in chunk:
+            sink.reasoning(self.string_field(chunk, "thinking", "", raw))
+        if "response" in chunk:
+            self.text(self.string_field(chunk, "response", "", raw))
         if chunk.get("done") is True:
             prompt = token_count(chunk.get("prompt_eval_count"))
             output = token_count(chunk.get("eval_count"))
@@ -61,8 +61,11 @@ class OllamaDecoder(JsonStreamDecoder):
             self.finished = True
 
     def on_message(self, message: dict[str, Any], raw: str) -> None:
-        self.sink.reasoning(self.string_field(message, "thinking", "message", raw))
-        content = self.string_field(message, "content", "message", raw)
+        if "thinking" in message:
+            self.sink.reasoning(self.string_field(message, "thinking", "message", raw))
+        content = message.get("content")
+        if type(content) is not str:
+            content = self.string_field(message, "content", "message", raw)
         if content:
             self.text(content)
         tool_calls = message.get("tool_calls")
