@@ -93,7 +93,10 @@ async def test_ok_call_and_record_fields() -> None:
 async def test_every_record_field_is_set_whatever_the_status() -> None:
     # The engine fills records in field by field: none may be left out, on any path.
     policies = [DenyTools("crash"), RequireApproval("drop_table")]
-    engine, sink = make(timeout=0.05, store_arguments=True, session_id="s", policies=policies)
+    # only the nap times out: a loaded machine may take longer than that for a thread call
+    short_nap = tool(timeout=0.05)(nap.fn)
+    tools = (add, short_nap, crash, drop_table)
+    engine, sink = make(*tools, store_arguments=True, session_id="s", policies=policies)
     results = [
         await engine.call("add", {"a": 1}, task_id="t", turn=2),  # ok
         await engine.call("add", {"a": "x"}),  # invalid_args
