@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 import orjson
 
 from toolwire.audit.record import AuditFileError, ExecutionRecord, TaskRecord
+from toolwire.jsontext import NotJSONError, dumps, text_of
 
 
 @runtime_checkable
@@ -54,7 +55,14 @@ class JSONLSink:
         self._fh = open(self.path, "ab")  # noqa: SIM115 - closed in close()
 
     def _append(self, obj: dict[str, object]) -> None:
-        line = orjson.dumps(obj, default=str) + b"\n"
+        try:
+            line = orjson.dumps(obj, default=text_of) + b"\n"
+        except TypeError:  # a lone surrogate, a huge integer: the slower writer
+            try:
+                text = dumps(obj, default=text_of)
+            except NotJSONError as exc:  # e.g. a hook's extra that holds itself
+                text = dumps({**obj, "extra": {"not_json": str(exc)}}, default=text_of)
+            line = text.encode() + b"\n"
         with self._lock:
             self._fh.write(line)
             self._fh.flush()
