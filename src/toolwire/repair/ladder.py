@@ -182,9 +182,7 @@ def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
         if looks_pythonish(cand.text):
             ok, value, repairs = parse_python_literal(cand.text)
             if ok:
-                return _finish(
-                    value, (*cand.repairs, "python_literal", *repairs), False, cand.text
-                )
+                return _finish(value, (*cand.repairs, "python_literal", *repairs), False, cand.text)
     first_error: str | None = None
     for cand in candidates:
         out = parse_lenient(cand.text)
