@@ -67,6 +67,7 @@ def _stdlib_dumps(
             v,
             default=default,
             indent=2 if indent else None,
+            separators=None if indent else (",", ":"),  # as orjson writes it
             ensure_ascii=False,
             sort_keys=sort_keys,
             allow_nan=False,

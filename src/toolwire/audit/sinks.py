@@ -13,6 +13,7 @@ import orjson
 
 from toolwire.audit.record import AuditFileError, ExecutionRecord, TaskRecord
 from toolwire.jsontext import NotJSONError, dumps, text_of
+from toolwire.surrogates import replace_surrogates_in
 
 
 @runtime_checkable
@@ -59,9 +60,11 @@ class JSONLSink:
             line = orjson.dumps(obj, default=text_of) + b"\n"
         except TypeError:  # a lone surrogate, a huge integer: the slower writer
             try:
-                text = dumps(obj, default=text_of)
-            except NotJSONError as exc:  # e.g. a hook's extra that holds itself
-                text = dumps({**obj, "extra": {"not_json": str(exc)}}, default=text_of)
+                # Replaced, as in the SQLite sink: an escaped one would stop readers.
+                text = dumps(replace_surrogates_in(obj)[0], default=text_of)
+            except (NotJSONError, RecursionError) as exc:  # e.g. an extra that holds itself
+                obj = {**obj, "extra": {"not_json": str(exc)}}
+                text = dumps(replace_surrogates_in(obj)[0], default=text_of)
             line = text.encode() + b"\n"
         with self._lock:
             self._fh.write(line)
