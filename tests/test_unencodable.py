@@ -32,9 +32,7 @@ runner = CliRunner()
         ('{"a": "x\ud800y"}', ()),  # the character itself, in a Python str
     ],
 )
-def test_lone_surrogate_in_a_string_is_a_named_repair(
-    text: str, readers: tuple[str, ...]
-) -> None:
+def test_lone_surrogate_in_a_string_is_a_named_repair(text: str, readers: tuple[str, ...]) -> None:
     result = repair_json(text)
     assert result.value == {"a": "x\ufffdy"}
     assert result.status == "repaired"

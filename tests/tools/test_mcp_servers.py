@@ -177,7 +177,12 @@ async def test_git_reset_rejected(git_server: MCPToolset, git_repo: Path) -> Non
 async def test_discovery_follows_pages(test_server: MCPToolset) -> None:
     # The test server serves 2 tools per page.
     assert [t.name for t in test_server.tools] == [
-        "echo", "slow", "fail", "progress", "wipe", "crash"
+        "echo",
+        "slow",
+        "fail",
+        "progress",
+        "wipe",
+        "crash",
     ]
 
 
