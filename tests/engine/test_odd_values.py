@@ -1,9 +1,11 @@
-"""Odd arguments and odd tool results: every call that reaches the engine leaves
+"""Odd arguments, odd tool results and large texts: every call that reaches the engine leaves
 exactly one record, and no exception escapes ``call`` or ``execute_many`` (issue 11)."""
 
 from __future__ import annotations
 
 import math
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,10 @@ from hypothesis import strategies as st
 from toolwire.audit import JSONLSink, MemorySink, SQLiteSink
 from toolwire.audit.sinks import read_jsonl
 from toolwire.audit.sqlite import read_sqlite
-from toolwire.engine import CallRequest, ToolEngine
+from toolwire.engine import CallRequest, ToolEngine, normalize
+from toolwire.engine import engine as engine_module
+from toolwire.engine.engine import OFF_LOOP_CHARS
+from toolwire.tokens import estimate_tokens
 from toolwire.tools import tool
 
 pytestmark = pytest.mark.anyio
@@ -80,6 +85,12 @@ def raise_unprintable() -> None:
 
 @tool
 def echo(text: str) -> str:
+    return text
+
+
+@tool
+async def sleeper(text: str) -> str:
+    await anyio.sleep(10)
     return text
 
 
@@ -248,3 +259,45 @@ def test_property_one_record_per_call_and_nothing_escapes(
     calls, recorded, sink_errors = anyio.run(run)
     assert recorded == calls and sink_errors == 0
     assert len(read_sqlite(db)[0]) == calls
+
+
+# ------------------------------------------------------- large texts, off the loop
+
+
+async def test_a_repetition_loop_argument_does_not_outlast_the_timeout() -> None:
+    # Before: 32 KB of "aaaa…" made engine.call take 15 s with timeout=1 (the record's
+    # token count was quadratic and ran on the loop after the call).
+    engine = ToolEngine([echo], sinks=[MemorySink()], timeout=1)
+    t0 = time.perf_counter()
+    r = await engine.call("echo", '{"text": "' + "a" * 32_000 + '"}')
+    assert r.status == "ok" and time.perf_counter() - t0 < 1
+    assert r.record.result_tokens == 4000  # "aaaaaaaa" is one token
+    assert 4000 < r.record.arguments_tokens < 4010  # and a few for {"text": "…"}
+
+
+async def test_large_texts_are_counted_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted: list[tuple[int, bool]] = []
+    loop_thread = threading.current_thread()
+
+    def spy(text: str) -> int:
+        counted.append((len(text), threading.current_thread() is loop_thread))
+        return estimate_tokens(text)
+
+    monkeypatch.setattr(engine_module, "estimate_tokens", spy)
+    monkeypatch.setattr(normalize, "estimate_tokens", spy)
+    engine = ToolEngine([echo], sinks=[MemorySink()], result_token_budget=None)
+    await engine.call("echo", {"text": "x" * 50_000})  # 50 KB in, 50 KB out
+    await engine.call("echo", {"text": "small"})
+    big = [on_loop for size, on_loop in counted if size > OFF_LOOP_CHARS]
+    small = [on_loop for size, on_loop in counted if size <= OFF_LOOP_CHARS]
+    assert big == [False, False]  # the result and the arguments, in a worker thread
+    assert small and all(small)  # small ones stay on the loop: no thread hop per call
+
+
+async def test_a_cancelled_call_with_large_arguments_is_recorded() -> None:
+    memory = MemorySink()
+    engine = ToolEngine([sleeper], sinks=[memory])
+    with anyio.move_on_after(0.2):
+        await engine.call("sleeper", {"text": "ab" * 100_000})
+    assert [r.status for r in memory.records] == ["cancelled"]
+    assert memory.records[0].arguments_tokens > 0
