@@ -1,12 +1,12 @@
 """A small MCP server for tests, on the SDK's low-level server API.
 
-Serves 6 tools over 3 pages of ``tools/list`` (to exercise pagination): ``echo``,
+Serves 5 tools over 3 pages of ``tools/list`` (to exercise pagination): ``echo``,
 ``slow`` (sleeps), ``fail`` (an ``isError`` result), ``progress`` (reports progress),
-``wipe`` (annotated destructive), ``crash`` (the process exits at once). Run:
-``python mcp_test_server.py stdio`` or ``python mcp_test_server.py http PORT``; with
-``stdio hang-list`` the server never answers ``tools/list``, and with ``stdio
-crash-once FILE`` ``crash`` kills the server only when FILE does not exist yet (it
-creates it), so that a restarted server answers.
+``wipe`` (annotated destructive). Run: ``python mcp_test_server.py stdio`` or
+``python mcp_test_server.py http PORT``. With ``stdio hang-list`` the server never
+answers ``tools/list``; with ``stdio crash-once FILE`` it also serves ``crash``, which
+kills the server when FILE does not exist yet (and creates it), so that the server
+started again answers.
 """
 
 from __future__ import annotations
@@ -52,9 +52,12 @@ TOOLS = [
         input_schema={"type": "object", "properties": {}},
         annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True),
     ),
-    types.Tool(name="crash", description="Kill the server.", input_schema={"type": "object"}),
 ]
 MODE = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "stdio" else ""
+if MODE == "crash-once":
+    TOOLS.append(
+        types.Tool(name="crash", description="Kill the server.", input_schema={"type": "object"})
+    )
 
 
 async def list_tools(
