@@ -3,12 +3,17 @@
 Serves 5 tools over 3 pages of ``tools/list`` (to exercise pagination): ``echo``,
 ``slow`` (sleeps), ``fail`` (an ``isError`` result), ``progress`` (reports progress),
 ``wipe`` (annotated destructive). Run: ``python mcp_test_server.py stdio`` or
-``python mcp_test_server.py http PORT``.
+``python mcp_test_server.py http PORT``. With ``stdio hang-list`` the server never
+answers ``tools/list``; with ``stdio crash-once FILE`` it also serves ``crash``, which
+kills the server when FILE does not exist yet (and creates it), so that the server
+started again answers.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -48,11 +53,18 @@ TOOLS = [
         annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True),
     ),
 ]
+MODE = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "stdio" else ""
+if MODE == "crash-once":
+    TOOLS.append(
+        types.Tool(name="crash", description="Kill the server.", input_schema={"type": "object"})
+    )
 
 
 async def list_tools(
     ctx: Any, params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
+    if MODE == "hang-list":
+        await anyio.sleep_forever()
     start = int(params.cursor) if params and params.cursor else 0
     page = TOOLS[start : start + PAGE]
     nxt = str(start + PAGE) if start + PAGE < len(TOOLS) else None
@@ -80,6 +92,13 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
         return types.CallToolResult(content=[types.TextContent(type="text", text="done")])
     if params.name == "wipe":
         return types.CallToolResult(content=[types.TextContent(type="text", text="wiped")])
+    if params.name == "crash":
+        marker = Path(sys.argv[3]) if MODE == "crash-once" else None
+        if marker is None or not marker.exists():
+            if marker is not None:
+                marker.touch()
+            os._exit(3)
+        return types.CallToolResult(content=[types.TextContent(type="text", text="survived")])
     raise MCPError(-32602, f"Unknown tool: {params.name}")
 
 

@@ -239,6 +239,38 @@ async def test_colliding_names_are_namespaced(test_server: MCPToolset) -> None:
         assert r.ok and r.content == "x"
 
 
+async def test_a_server_that_never_lists_its_tools_fails_within_its_timeout() -> None:
+    # Before: entering the toolset waited forever (issue 11).
+    cfg = parse_server(
+        "mute",
+        {"command": sys.executable, "args": [TEST_SERVER, "stdio", "hang-list"], "timeout": 1},
+    )
+    t0 = time.perf_counter()
+    with anyio.fail_after(30), pytest.raises(MCPServerError) as info:
+        async with MCPToolset(cfg):
+            pass
+    assert "did not start and list its tools within 1 s" in str(info.value)
+    assert time.perf_counter() - t0 < 15
+
+
+async def test_a_crashed_server_is_started_again_on_the_next_call(tmp_path: Path) -> None:
+    # Before: after a crash every later call failed with "Connection closed" (issue 11).
+    marker = tmp_path / "crashed-once"
+    cfg = parse_server(
+        "fragile",
+        {"command": sys.executable, "args": [TEST_SERVER, "stdio", "crash-once", str(marker)]},
+    )
+    async with MCPToolset(cfg) as ts:
+        engine, sink = engine_for(ts)
+        crashed = await engine.call("crash", {})
+        assert crashed.status == "tool_error" and "Connection closed" in crashed.content
+        again = await engine.call("crash", {})
+        assert again.status == "ok" and again.content == "survived"
+        assert (await engine.call("echo", {"text": "back"})).content == "back"
+        assert ts.restarts == 1
+        assert [r.status for r in sink.records] == ["tool_error", "ok", "ok"]
+
+
 # --------------------------------------------------------------- streamable HTTP
 
 

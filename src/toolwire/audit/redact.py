@@ -15,6 +15,9 @@ from typing import Any
 
 import orjson
 
+from toolwire.jsontext import NotJSONError, dumps, text_of
+from toolwire.surrogates import replace_surrogates_in
+
 REDACTED = "[REDACTED]"
 
 # Whole words of a key (snake, kebab or camel case), so "author" or "max_tokens" pass.
@@ -38,8 +41,24 @@ _SECRET_VALUE = re.compile(
 
 
 def canonical_json(value: Any) -> bytes:
-    """Sorted-key JSON; anything orjson cannot encode is written with ``str``."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str)
+    """Sorted-key JSON; anything orjson cannot encode is written with ``str``.
+
+    Integers beyond 64 bits take the stdlib's slower path. Raises ``NotJSONError`` for
+    what JSON text cannot hold, and for a lone surrogate: its escape would hash like
+    the six characters ``\\ud800``, so the caller repairs it first (the engine does).
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=text_of)
+    except TypeError:
+        pass
+    text = dumps(value, default=text_of, sort_keys=True)
+    try:  # written, so the value holds no cycle: it can be walked
+        lone = replace_surrogates_in(value)[1]
+    except RecursionError:
+        raise NotJSONError("it is nested too deeply") from None
+    if lone:
+        raise NotJSONError("it holds a lone surrogate")
+    return text.encode()
 
 
 def arguments_hash(canonical: bytes) -> str:

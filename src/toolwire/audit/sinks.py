@@ -12,6 +12,8 @@ from typing import Protocol, runtime_checkable
 import orjson
 
 from toolwire.audit.record import AuditFileError, ExecutionRecord, TaskRecord
+from toolwire.jsontext import NotJSONError, dumps, text_of
+from toolwire.surrogates import replace_surrogates_in
 
 
 @runtime_checkable
@@ -54,7 +56,16 @@ class JSONLSink:
         self._fh = open(self.path, "ab")  # noqa: SIM115 - closed in close()
 
     def _append(self, obj: dict[str, object]) -> None:
-        line = orjson.dumps(obj, default=str) + b"\n"
+        try:
+            line = orjson.dumps(obj, default=text_of) + b"\n"
+        except TypeError:  # a lone surrogate, a huge integer: the slower writer
+            try:
+                # Replaced, as in the SQLite sink: an escaped one would stop readers.
+                text = dumps(replace_surrogates_in(obj)[0], default=text_of)
+            except (NotJSONError, RecursionError) as exc:  # e.g. an extra that holds itself
+                obj = {**obj, "extra": {"not_json": str(exc)}}
+                text = dumps(replace_surrogates_in(obj)[0], default=text_of)
+            line = text.encode() + b"\n"
         with self._lock:
             self._fh.write(line)
             self._fh.flush()

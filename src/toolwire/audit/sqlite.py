@@ -17,6 +17,8 @@ from typing import Any, Literal
 import orjson
 
 from toolwire.audit.record import AuditFileError, ExecutionRecord, TaskRecord
+from toolwire.jsontext import NotJSONError, dumps, text_of
+from toolwire.surrogates import replace_surrogates, replace_surrogates_in
 
 SCHEMA_VERSION = 1
 DEFAULT_AUDIT_DB = "toolwire-audit.db"
@@ -101,7 +103,20 @@ def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
 
 
 def _dumps(value: Any) -> str:
-    return orjson.dumps(value, default=str).decode()
+    try:
+        return orjson.dumps(value, default=text_of).decode()
+    except TypeError:
+        pass
+    try:
+        # Replaced, not escaped: the readers (orjson) refuse an escaped lone surrogate.
+        return dumps(replace_surrogates_in(value)[0], default=text_of)
+    except (NotJSONError, RecursionError) as exc:  # e.g. an extra that holds itself
+        return dumps({"not_json": str(exc)})
+
+
+def _sanitized(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The row with lone surrogates (from names, messages, exceptions) replaced."""
+    return tuple(replace_surrogates(v) if isinstance(v, str) else v for v in row)
 
 
 class SQLiteSink:
@@ -150,12 +165,18 @@ class SQLiteSink:
             _dumps(dict(record.extra)) if record.extra else "{}",
         )
         with self._lock:
-            self._conn.execute(_INSERT_RECORD, row)
+            try:
+                self._conn.execute(_INSERT_RECORD, row)
+            except UnicodeEncodeError:
+                self._conn.execute(_INSERT_RECORD, _sanitized(row))
 
     def write_task(self, task: TaskRecord) -> None:
         row = tuple(getattr(task, c) for c, _ in _TASK_COLUMNS)
         with self._lock:
-            self._conn.execute(_UPSERT_TASK, row)
+            try:
+                self._conn.execute(_UPSERT_TASK, row)
+            except UnicodeEncodeError:
+                self._conn.execute(_UPSERT_TASK, _sanitized(row))
 
     def close(self) -> None:
         with self._lock:

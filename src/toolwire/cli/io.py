@@ -10,7 +10,7 @@ import orjson
 import typer
 
 from toolwire.finish import schema_problem
-from toolwire.jsontext import dumps
+from toolwire.jsontext import NotJSONError, dumps
 from toolwire.spec import ToolSpec, ToolSpecError, load_tool_specs
 
 
@@ -71,4 +71,9 @@ def read_tools(path: str | None) -> list[ToolSpec]:
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(dumps(value, indent=True) + "\n")
+    """Indented JSON on stdout; a lone surrogate is written as its ``\\uXXXX`` escape."""
+    try:
+        text = dumps(value, indent=True)
+    except NotJSONError as exc:
+        fail(f"the result cannot be written as JSON: {exc}")
+    sys.stdout.write(text + "\n")

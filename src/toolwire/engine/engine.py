@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
-import orjson
+import anyio.to_thread
 
 from toolwire.audit.record import ExecutionRecord, Status, TaskRecord
 from toolwire.audit.redact import arguments_hash, canonical_json, redact
@@ -31,7 +31,9 @@ from toolwire.engine.tasks import TaskLedger
 from toolwire.events import ToolCall, Usage
 from toolwire.finish import NOT_GIVEN, CallFinisher
 from toolwire.frozen import Draft, fast_constructor
+from toolwire.jsontext import NotJSONError, dumps, text_of
 from toolwire.names import resolve_tool_name, unknown_tool_message
+from toolwire.surrogates import LONE_SURROGATE, replace_surrogates, replace_surrogates_in
 from toolwire.tokens import estimate_tokens, tokenizer_name
 from toolwire.tools.base import ArgumentsRejected, Tool, ToolOutput
 from toolwire.tools.function import FunctionTool
@@ -82,14 +84,71 @@ class CallState:
     content: str = ""
     cancel_requested: bool = False
     scope: anyio.CancelScope | None = None
+    canonical: bytes | None = None  # the arguments as canonical JSON, once computed
     extra: dict[str, Any] = field(default_factory=dict)
 
     def end(self, status: Status, content: str, error_type: str | None = None) -> None:
         self.status = status
+        # Messages quote names and exceptions, which may hold a lone surrogate.
+        content = replace_surrogates(content)
         self.content = content
         self.error_type = error_type
         if status != "ok":
             self.error_message = content
+
+
+# Texts longer than this (in characters to tokenize) are counted in a worker thread: a
+# count runs at 1-5 MB/s and would stall every other call on the event loop.
+OFF_LOOP_CHARS = 4096
+
+
+class _Texts:
+    """A call's result text and arguments text, and their token counts once counted."""
+
+    __slots__ = (
+        "arguments_text",
+        "arguments_tokens",
+        "budget",
+        "canonical",
+        "content",
+        "full",
+        "result_chars",
+        "result_tokens",
+        "stored",
+        "structured",
+        "truncated",
+        "value",
+    )
+
+    def __init__(self, budget: int | None) -> None:
+        self.budget = budget
+        self.full: str | None = None  # what the tool returned, as text
+        self.content = ""  # what the model reads: ``full`` cut to the budget, or a message
+        self.value: Any = None
+        self.structured: Any = None
+        self.canonical: bytes | None = None
+        self.arguments_text = ""
+        self.stored: str | None = None
+        self.result_chars = 0
+        self.result_tokens = 0
+        self.truncated = False
+        self.arguments_tokens = 0
+
+    def work(self) -> int:
+        """About how many characters ``count`` will tokenize."""
+        result = len(self.full) if self.full is not None else len(self.content)
+        if self.full is not None and self.budget is not None:
+            result = min(result, self.budget * 16)  # truncate_to_tokens reads no further
+        return result + len(self.arguments_text)
+
+    def count(self) -> None:
+        if self.full is not None:
+            self.content, self.result_tokens, self.truncated = truncate(self.full, self.budget)
+            self.result_chars = len(self.full)
+        else:
+            self.result_tokens = estimate_tokens(self.content)
+            self.result_chars = len(self.content)
+        self.arguments_tokens = estimate_tokens(self.arguments_text)
 
 
 # Built on the path of every call: frozen, without a frozen dataclass's per-field cost.
@@ -389,15 +448,18 @@ class ToolEngine:
             if state.status is None or state.status == "ok":
                 state.output = None
                 state.end("cancelled", f"The call to {state.name} was cancelled.", "cancelled")
-            self._record(state)
+            with anyio.CancelScope(shield=True):
+                await self._record_async(state)
             raise
         except Exception as exc:  # an engine or hook bug must not lose the record
             log.exception("engine failure in call %s", state.call_id)
             state.output = None
-            state.end("tool_error", f"Internal error running {state.name}: {exc}", "EngineError")
+            state.end(
+                "tool_error", f"Internal error running {state.name}: {text_of(exc)}", "EngineError"
+            )
         finally:
             self._running.pop(state.call_id, None)
-        return self._record(state)
+        return await self._record_async(state)
 
     def _resolve(self, state: CallState) -> None:
         registry = self.registry
@@ -428,6 +490,8 @@ class ToolEngine:
         return self._finisher
 
     def _validate(self, state: CallState) -> None:
+        if state.value is not NOT_GIVEN and not self._writable(state):
+            return
         finisher = self._finisher_for()
         if not state.truncated and finisher.accepts_as_sent(state.name, state.value):
             # The finisher would return this object as it is (status complete).
@@ -443,6 +507,7 @@ class ToolEngine:
         for r in finished.repairs:
             if r not in state.repairs:
                 state.repairs.append(r)
+        state.canonical = None  # of the value as sent; the finisher may have changed it
         if finished.status in ("complete", "repaired") and finished.arguments is not None:
             state.arguments = finished.arguments
             return
@@ -456,6 +521,38 @@ class ToolEngine:
             "Correct the arguments and call the tool again.",
             "truncated_arguments" if finished.status == "truncated" else "invalid_arguments",
         )
+
+    def _writable(self, state: CallState) -> bool:
+        """Whether arguments given as a value can be written as JSON (the audit hash
+        needs it, and so does any tool that sends them on). A lone surrogate is
+        replaced (repair ``lone_surrogate``); anything else JSON cannot hold -- a
+        non-string key, a container that holds itself, a 5,000-digit integer -- makes
+        the call ``invalid_args``."""
+        try:
+            state.canonical = canonical_json(state.value)
+            return True
+        except NotJSONError as exc:
+            problem = text_of(exc)
+        try:
+            fixed, lone = replace_surrogates_in(state.value)
+        except RecursionError:  # a container that holds itself
+            fixed, lone = state.value, False
+        if lone:
+            try:
+                state.canonical = canonical_json(fixed)
+                state.value = fixed
+                state.repairs.append(LONE_SURROGATE)
+                return True
+            except NotJSONError as exc:
+                problem = text_of(exc)
+        state.validation_errors = [f"the arguments cannot be written as JSON: {problem}"]
+        state.end(
+            "invalid_args",
+            f"Invalid arguments for {state.name}: they cannot be written as JSON "
+            f"({problem}). Send the arguments as a plain JSON object.",
+            "invalid_arguments",
+        )
+        return False
 
     def _policy(self, state: CallState) -> None:
         if not self.policies:
@@ -566,14 +663,16 @@ class ToolEngine:
             state.validation_errors = list(exc.errors)
             state.end(
                 "invalid_args",
-                f"Invalid arguments for {state.name}: {exc}. "
+                f"Invalid arguments for {state.name}: {text_of(exc)}. "
                 "Correct the arguments and call the tool again.",
                 "invalid_arguments",
             )
             return
         except Exception as exc:
-            type_name = getattr(exc, "type_name", None) or type(exc).__name__
-            state.end("tool_error", f"Error: {type_name}: {exc}", type_name)
+            type_name = getattr(exc, "type_name", None)
+            if not isinstance(type_name, str) or not type_name:
+                type_name = type(exc).__name__
+            state.end("tool_error", f"Error: {type_name}: {text_of(exc)}", type_name)
             return
         if output is None or (scope is not None and scope.cancelled_caught):
             if state.cancel_requested:
@@ -617,39 +716,81 @@ class ToolEngine:
     # ------------------------------------------------------------------ record
 
     def _record(self, state: CallState) -> ToolResult:
+        """Record the call and build its result, counting tokens on this thread."""
+        texts = self._prepare(state)
+        texts.count()
+        return self._write(state, texts)
+
+    async def _record_async(self, state: CallState) -> ToolResult:
+        """As ``_record``; large texts are counted in a worker thread, off the loop."""
+        texts = self._prepare(state)
+        if texts.work() > OFF_LOOP_CHARS:
+            await anyio.to_thread.run_sync(texts.count)
+        else:
+            texts.count()
+        return self._write(state, texts)
+
+    def _prepare(self, state: CallState) -> _Texts:
+        """The texts of the record and the result, before any token is counted."""
         if self.hooks:
             self._hook("record", state)
+        texts = _Texts(self.result_token_budget)
+        output = state.output
+        status = state.status or "tool_error"
+        if output is not None and status in ("ok", "tool_error"):
+            try:
+                full = render(output.value)
+            except Exception as exc:  # a value no JSON text can hold: the tool's error
+                state.output = None
+                state.end(
+                    "tool_error",
+                    f"The result of {state.name} cannot be sent back as JSON: {text_of(exc)}.",
+                    "unrepresentable_result",
+                )
+            else:
+                full, lone = replace_surrogates_in(full)
+                if lone:
+                    state.extra["result_repairs"] = [LONE_SURROGATE]
+                if status == "tool_error" and not full:
+                    full = "The tool reported an error without a message."
+                texts.full = full
+                texts.value, texts.structured = output.value, output.structured
+        if texts.full is None:
+            texts.content = state.content
+        args = state.arguments if state.arguments is not None else state.value
+        if args is NOT_GIVEN:
+            texts.canonical = state.raw_arguments.encode("utf-8", "surrogatepass")
+            texts.arguments_text = state.raw_arguments
+        else:
+            canonical = state.canonical
+            if canonical is None:
+                try:
+                    canonical = canonical_json(args)
+                except NotJSONError:  # the call was refused for it (or never resolved)
+                    canonical = None
+            texts.canonical = canonical
+            texts.arguments_text = canonical.decode() if canonical is not None else ""
+        if self.store_arguments:
+            if args is NOT_GIVEN:
+                texts.stored = redact(state.raw_arguments)
+            else:
+                try:
+                    texts.stored = dumps(redact(args), default=text_of)
+                except (NotJSONError, RecursionError):
+                    texts.stored = None
+        return texts
+
+    def _write(self, state: CallState, texts: _Texts) -> ToolResult:
+        """The record, written to every sink, and the result handed back."""
         status: Status = state.status or "tool_error"
         duration_ms = (time.perf_counter() - state.t0) * 1000.0
-        output = state.output
-        value: Any = None
-        structured: Any = None
-        if output is not None and status in ("ok", "tool_error"):
-            value, structured = output.value, output.structured
-            full = render(value)
-            if status == "tool_error" and not full:
-                full = "The tool reported an error without a message."
-            result_chars = len(full)
-            content, result_tokens, was_cut = truncate(full, self.result_token_budget)
-            if status == "tool_error":
-                state.error_message = content[:2000]
-        else:
-            content = state.content
-            result_chars = len(content)
-            result_tokens = estimate_tokens(content)
-            was_cut = False
-        args = state.arguments if state.arguments is not None else state.value
-        canonical = state.raw_arguments.encode() if args is NOT_GIVEN else canonical_json(args)
-        stored = None
-        if self.store_arguments:
-            stored = (
-                orjson.dumps(redact(args), default=str).decode()
-                if args is not NOT_GIVEN
-                else redact(state.raw_arguments)
-            )
+        content = texts.content
+        if status == "tool_error" and texts.full is not None:
+            state.error_message = content[:2000]
         tool = state.tool
         extra = state.extra
         executor = extra.pop("executor", None)
+        canonical = texts.canonical
         # Field by field on a draft: the same record as ExecutionRecord(...) with ~30
         # keywords, without the cost of matching them (test_engine reads every field).
         r = _RECORD.new()
@@ -669,19 +810,17 @@ class ToolEngine:
         r.executor = executor
         r.error_type = state.error_type
         r.error_message = state.error_message
-        r.arguments_sha256 = arguments_hash(canonical)
-        r.arguments = stored
-        r.arguments_tokens = estimate_tokens(
-            state.raw_arguments if state.raw_arguments else canonical.decode()
-        )
+        r.arguments_sha256 = arguments_hash(canonical) if canonical is not None else None
+        r.arguments = texts.stored
+        r.arguments_tokens = texts.arguments_tokens
         r.repairs = tuple(state.repairs)
         r.validation_errors = tuple(state.validation_errors)
         r.violations = tuple(state.violations)
         r.policy_decision = state.decision
         r.approval_id = state.approval_id
-        r.result_chars = result_chars
-        r.result_tokens = result_tokens
-        r.result_truncated = was_cut
+        r.result_chars = texts.result_chars
+        r.result_tokens = texts.result_tokens
+        r.result_truncated = texts.truncated
         r.tokenizer = self._tokenizer
         r.extra = extra
         record = _RECORD.seal(r)
@@ -696,10 +835,10 @@ class ToolEngine:
             name=state.name,
             status=status,
             content=content,
-            value=value,
+            value=texts.value,
             record=record,
             approval_id=state.approval_id if status == "pending_approval" else None,
-            structured=structured,
+            structured=texts.structured,
         )
 
     # ----------------------------------------------------------------- helpers
@@ -715,7 +854,11 @@ class ToolEngine:
                 hook(phase, state)
             except Exception as exc:  # a broken hook must not lose the call or its record
                 log.exception("hook %r failed in phase %s", hook, phase)
-                state.extra.setdefault("hook_errors", []).append(f"{phase}: {exc!r}")
+                try:
+                    said = repr(exc)
+                except Exception:
+                    said = f"<{type(exc).__name__}>"
+                state.extra.setdefault("hook_errors", []).append(f"{phase}: {said}")
 
     def _emit_task(self, task: TaskRecord) -> None:
         for sink in self.sinks:

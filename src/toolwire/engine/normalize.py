@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from toolwire.jsontext import dumps
+from toolwire.jsontext import dumps, text_of
 from toolwire.tokens import estimate_tokens, truncate_to_tokens
 
 
@@ -21,7 +21,7 @@ def _default(value: Any) -> Any:
         return value.decode("utf-8", "replace")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
-    return str(value)  # last resort: never fail on an odd return type
+    return text_of(value)  # last resort: never fail on an odd return type
 
 
 def to_jsonable(value: Any) -> Any:

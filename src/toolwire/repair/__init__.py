@@ -61,6 +61,8 @@ Repair names (``RepairResult.repairs``)
 ``missing_closer``       a container closer was added (at the end of the input: also ``truncated``)
 ``unterminated_string``  a string ran to the end of the input and was closed (also ``truncated``)
 ``double_encoded``       the value was a JSON string whose content is a JSON object/array (F9)
+``lone_surrogate``       a lone UTF-16 surrogate (``"\\ud800"``), which no UTF-8 text can hold,
+                         was replaced by U+FFFD
 """
 
 from .ladder import partial_value, repair_json

@@ -17,6 +17,8 @@ from typing import Any, Final
 
 import orjson
 
+from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
+
 from .extract import Extracted, extract_candidates
 from .lenient import parse_lenient
 from .pyliteral import looks_pythonish, parse_python_literal
@@ -25,6 +27,8 @@ from .result import RepairResult
 __all__ = ["partial_value", "repair_json"]
 
 _LONG_DIGITS: Final = re.compile(r"\d{19}")
+# A surrogate itself, or an escape that can spell one (JSON \ud800, Python \U0000d800).
+_SURROGATE_HINT: Final = re.compile(r"[\ud800-\udfff]|\\(?:u|U0000)[dD][89a-fA-F]")
 
 
 def repair_json(text: str) -> RepairResult:
@@ -178,12 +182,12 @@ def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
         if looks_pythonish(cand.text):
             ok, value, repairs = parse_python_literal(cand.text)
             if ok:
-                return _finish(value, (*cand.repairs, "python_literal", *repairs), False)
+                return _finish(value, (*cand.repairs, "python_literal", *repairs), False, cand.text)
     first_error: str | None = None
     for cand in candidates:
         out = parse_lenient(cand.text)
         if out.ok:
-            return _finish(out.value, (*cand.repairs, *out.repairs), out.truncated)
+            return _finish(out.value, (*cand.repairs, *out.repairs), out.truncated, cand.text)
         if first_error is None or cand.text is text:
             first_error = out.error
         if cand.text is text and out.error and out.error.startswith("several"):
@@ -191,7 +195,15 @@ def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
     return RepairResult(None, False, (), False, first_error or "no JSON value found")
 
 
-def _finish(value: Any, repairs: tuple[str, ...], truncated: bool) -> RepairResult:
+def _finish(
+    value: Any, repairs: tuple[str, ...], truncated: bool, source: str | None = None
+) -> RepairResult:
+    """``source``: the text a non-strict reader read. (Strict JSON, which orjson read,
+    never holds a lone surrogate; the other readers keep one, as ``json.loads`` does.)"""
+    if source is not None and _SURROGATE_HINT.search(source):
+        value, lone = replace_surrogates_in(value)
+        if lone:
+            repairs = (*repairs, LONE_SURROGATE)
     if isinstance(value, str):
         inner = value.strip()
         if inner[:1] in ("{", "[") and inner[-1:] in ("}", "]"):

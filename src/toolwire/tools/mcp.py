@@ -15,6 +15,8 @@ from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any, TextIO
 
+import anyio
+import anyio.abc
 import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
@@ -25,6 +27,7 @@ from toolwire.tools.base import Executor, ProgressFn, ToolHints, ToolOutput
 from toolwire.tools.mcp_config import MCPServerConfig
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang discovery
+STARTUP_TIMEOUT = 60.0  # seconds for start-up and discovery when no timeout is configured
 
 
 class MCPServerError(Exception):
@@ -159,20 +162,48 @@ class MCPTool:
         return await self.toolset.call(self.remote_name, arguments, progress=progress)
 
 
+@dataclass(eq=False)
+class _Connection:
+    """One session with a server, held open by a task of the toolset's task group."""
+
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    client: Client | None = None
+    tools: list[MCPTool] = field(default_factory=list)
+    error: BaseException | None = None
+    broken: bool = False
+
+    def close(self) -> None:
+        self.scope.cancel()
+
+
 class MCPToolset:
     """A connection to one MCP server and the tools it offers.
 
     Use as ``async with MCPToolset(config) as toolset: toolset.tools``. Calls may run
     concurrently over the one connection. Server stderr goes to ``errlog``.
+
+    Start-up and discovery must end within the server's ``timeout`` (else
+    ``STARTUP_TIMEOUT`` seconds), or entering raises :class:`MCPServerError`: a server
+    that never answers ``tools/list`` cannot hang its caller. When a call finds the
+    connection closed (the server crashed), that call fails and the next one starts
+    the server again.
     """
 
     def __init__(self, config: MCPServerConfig, *, errlog: TextIO | None = None) -> None:
         self.config = config
         self.name = config.name
         self.tools: list[MCPTool] = []
+        self.restarts = 0
         self._errlog = errlog
-        self._client: Client | None = None
+        self._connection: _Connection | None = None
+        self._tasks: anyio.abc.TaskGroup | None = None
         self._stack: AsyncExitStack | None = None
+        self._reconnecting = anyio.Lock()
+
+    @property
+    def startup_timeout(self) -> float:
+        return self.config.timeout or STARTUP_TIMEOUT
 
     async def _transport(self, stack: AsyncExitStack) -> Any:
         cfg = self.config
@@ -204,15 +235,17 @@ class MCPToolset:
 
     async def __aenter__(self) -> MCPToolset:
         """Connect and discover the tools; raises ``MCPServerError`` when that fails."""
+        stack = AsyncExitStack()
+        self._tasks = await stack.enter_async_context(anyio.create_task_group())
         try:
-            async with AsyncExitStack() as stack:
-                client = Client(await self._transport(stack), cache=None)
-                self._client = await stack.enter_async_context(client)
-                self.tools = await self.discover()
-                self._stack = stack.pop_all()
-        except Exception as exc:  # spawn, transport or protocol: all say "no server here"
-            self._client = None
-            raise connect_error(self.config, exc) from exc
+            connection = await self._connect()
+        except BaseException:
+            # Raised here, not through the task group, which would wrap it in a group.
+            self._tasks = None
+            await stack.aclose()
+            raise
+        self.tools = connection.tools
+        self._stack = stack
         return self
 
     async def __aexit__(
@@ -221,22 +254,85 @@ class MCPToolset:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        stack, self._stack, self._client = self._stack, None, None
+        stack, self._stack = self._stack, None
+        if self._connection is not None:
+            self._connection.close()
+        self._connection = self._tasks = None
         if stack is not None:
             await stack.__aexit__(exc_type, exc, tb)
 
+    async def _connect(self) -> _Connection:
+        """Start a session in the toolset's task group; wait for its tool list."""
+        assert self._tasks is not None
+        connection = _Connection()
+        self._tasks.start_soon(self._hold, connection)
+        try:
+            with anyio.move_on_after(self.startup_timeout):
+                await connection.ready.wait()
+        except BaseException:  # the caller was cancelled: leave nothing half-open
+            connection.close()
+            raise
+        if not connection.ready.is_set():
+            connection.close()
+            raise MCPServerError(
+                self.name, f"did not start and list its tools within {self.startup_timeout:g} s"
+            )
+        if connection.error is not None or connection.client is None:
+            error = connection.error or RuntimeError("no session")
+            raise connect_error(self.config, error) from connection.error
+        self._connection = connection
+        return connection
+
+    async def _hold(self, connection: _Connection) -> None:
+        """Open the session, list the tools, and keep it open until closed."""
+        with connection.scope:
+            try:
+                async with AsyncExitStack() as stack:
+                    client = Client(await self._transport(stack), cache=None)
+                    connection.client = await stack.enter_async_context(client)
+                    connection.tools = await self.discover(connection.client)
+                    connection.ready.set()
+                    await anyio.sleep_forever()
+            except Exception as exc:  # a child failing would cancel the toolset's owner
+                connection.error = exc
+                connection.broken = True
+        connection.broken = True
+        connection.ready.set()
+
     @property
     def client(self) -> Client:
-        if self._client is None:
+        connection = self._connection
+        if connection is None or connection.client is None:
             raise RuntimeError(f"MCP toolset {self.name!r} is not connected")
-        return self._client
+        return connection.client
 
-    async def discover(self) -> list[MCPTool]:
+    async def _live_connection(self) -> _Connection:
+        """The open session, or a new one when the last one was found closed."""
+        connection = self._connection
+        if connection is not None and not connection.broken:
+            return connection
+        if self._tasks is None:
+            raise RuntimeError(f"MCP toolset {self.name!r} is not connected")
+        async with self._reconnecting:
+            if self._connection is connection:  # nobody restarted it meanwhile
+                if connection is not None:
+                    connection.close()
+                self.restarts += 1
+                try:
+                    await self._connect()
+                except MCPServerError as exc:
+                    problem = f"could not be started again: {exc.problem}"
+                    raise MCPToolError(self.name, types.CONNECTION_CLOSED, problem) from None
+        assert self._connection is not None
+        return self._connection
+
+    async def discover(self, client: Client | None = None) -> list[MCPTool]:
         """List every tool, page by page."""
+        client = client or self.client
         found: list[MCPTool] = []
         cursor: str | None = None
         for _ in range(MAX_PAGES):
-            page = await self.client.list_tools(cursor=cursor)
+            page = await client.list_tools(cursor=cursor)
             for t in page.tools:
                 found.append(
                     MCPTool(
@@ -264,10 +360,17 @@ class MCPToolset:
         *,
         progress: ProgressFn | None = None,
     ) -> ToolOutput:
+        connection = await self._live_connection()
+        assert connection.client is not None
         try:
-            result = await self.client.call_tool(name, arguments, progress_callback=progress)
+            result = await connection.client.call_tool(name, arguments, progress_callback=progress)
         except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                connection.broken = True  # the next call starts the server again
             raise MCPToolError(self.name, exc.code, exc.message) from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+            connection.broken = True
+            raise MCPToolError(self.name, types.CONNECTION_CLOSED, "Connection closed") from None
         return output_from_result(result)
 
 
