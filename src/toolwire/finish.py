@@ -21,6 +21,7 @@ from toolwire.names import resolve_tool_name, unknown_tool_message
 from toolwire.repair import partial_value, repair_json
 from toolwire.schemacheck import compile_check
 from toolwire.spec import ToolSpec
+from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
 
 
 class _NotGiven:
@@ -203,6 +204,12 @@ class CallFinisher:
             else:
                 problems.append(unknown_tool_message(name, match, self.tools))
 
+        if value is not NOT_GIVEN:
+            # an object from the wire (F10) may hold a lone surrogate, as text read by
+            # the ladder may: the same named repair
+            value, lone = replace_surrogates_in(value)
+            if lone:
+                done.append(LONE_SURROGATE)
         readable = not unreadable  # text that is not JSON at all never meets the ladder
         if readable and value is NOT_GIVEN:
             if not raw_arguments.strip():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,6 +31,10 @@ def stable_call_id(seed: str, position: int) -> str:
     wire and may hold a lone surrogate: it is hashed as it is, never refused.)"""
     digest = hashlib.sha256(f"{seed}:{position}".encode("utf-8", "surrogatepass")).hexdigest()
     return f"call_{digest[:24]}"
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")  # NaN and Infinity: left to the repair ladder
 
 
 class WireDecoder(ABC):
@@ -87,6 +92,15 @@ class WireDecoder(ABC):
                 return value
             self.sink.error(f"{self.format_name} {what} is not a JSON object", data)
             return None
+        try:
+            # orjson refuses what the stdlib reads as sent: a lone surrogate escape
+            # ("\\ud800"); the finisher names it on the call that holds it
+            value = json.loads(data, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            if isinstance(value, dict):
+                return value
         self.repaired = True
         result = repair_json(data)
         if result.ok and not result.truncated and isinstance(result.value, dict):
