@@ -150,6 +150,7 @@ F34_BODY = orjson.dumps(
 F35_FENCED = text_stream(
     ['Checking.\n```json\n{"name": "get_wea', 'ther", "arguments": {"city": "Ro', 'me"}}\n```'],
 )
+UNREADABLE = call_stream("get_weather", ["<<<not json>>>"], "tool_calls")
 PLAIN_TEXT = text_stream(["Hello", ", ", "world."])
 
 SCRIPTS: dict[str, Script] = {
@@ -158,6 +159,7 @@ SCRIPTS: dict[str, Script] = {
     "f34-body": Script([F34_BODY], content_type="application/json"),
     "f35-fenced": Script(F35_FENCED),
     "python-dict": Script(PYTHON_DICT),
+    "unreadable": Script(UNREADABLE),
     "text": Script(PLAIN_TEXT),
     "drop": Script(PYTHON_DICT, drop_after=3),
     "slow-first-byte": Script(PLAIN_TEXT, first_byte_delay=2.0),
