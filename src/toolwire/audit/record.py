@@ -10,8 +10,16 @@ from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, Literal
 
+# ``truncated``: a call the gateway held back because the model was cut off mid-call
 Status = Literal[
-    "ok", "tool_error", "invalid_args", "denied", "pending_approval", "timeout", "cancelled"
+    "ok",
+    "tool_error",
+    "invalid_args",
+    "denied",
+    "pending_approval",
+    "timeout",
+    "cancelled",
+    "truncated",
 ]
 STATUSES: tuple[Status, ...] = (
     "ok",
@@ -21,6 +29,7 @@ STATUSES: tuple[Status, ...] = (
     "pending_approval",
     "timeout",
     "cancelled",
+    "truncated",
 )
 TaskStatus = Literal["open", "solved", "failed"]
 

@@ -13,6 +13,7 @@ from toolwire.cli.demo_cmd import demo
 from toolwire.cli.io import command_group
 from toolwire.cli.parse_cmd import parse
 from toolwire.cli.repair_cmd import repair
+from toolwire.cli.serve_cmd import serve
 
 app = command_group("Reliable LLM tool calling: parse, repair, type and run tool calls.")
 
@@ -39,6 +40,7 @@ app.command()(parse)
 app.command()(repair)
 app.command()(demo)
 app.command()(convert)
+app.command()(serve)
 app.add_typer(tools_cmd.app, name="tools", help="List and call tools from MCP servers.")
 app.add_typer(audit_cmd.app, name="audit", help="Reports from the audit log.")
 

@@ -1,0 +1,304 @@
+"""``ModelClient``: sends one request to a model server and hands back its raw bytes.
+
+    client = ModelClient("openai-chat", "http://127.0.0.1:8000/v1", api_key_env="VLLM_KEY")
+    prepared = client.prepare(anthropic_body, "anthropic")   # translated to the wire
+    response = await client.open(prepared)                   # retried until headers arrive
+    async for chunk in response.iter_bytes():
+        parser.feed(chunk)
+
+``base_url`` is the API base as the vendors' SDKs take it (ending in ``/v1``); the
+client appends its wire's path. Retries (connect errors, 429 with ``Retry-After``,
+5xx) happen only inside ``open``: once the caller has a response, nothing is resent,
+so nothing the caller has passed on can be duplicated. The API key is read from the
+argument or from the named environment variable at each request and is never part of
+an error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx
+import orjson
+
+from toolwire.providers.requests import (
+    RequestTranslation,
+    anthropic_to_openai,
+    openai_to_anthropic,
+)
+from toolwire.providers.tooldefs import ToolNameMap
+
+# the path each wire's chat endpoint has under the API base
+WIRE_PATHS: dict[str, str] = {
+    "openai-chat": "/chat/completions",
+    "anthropic": "/messages",
+}
+ANTHROPIC_VERSION = "2023-06-01"
+_ERROR_BODY_LIMIT = 65536  # bytes of an upstream error body kept for the message
+
+ErrorKind = Literal["connect", "timeout", "status", "dropped"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClientTimeouts:
+    """Seconds. ``read`` bounds each wait for bytes, the first byte included."""
+
+    connect: float = 10.0
+    read: float = 300.0
+    write: float = 30.0
+    pool: float = 10.0
+
+    def httpx(self) -> httpx.Timeout:
+        return httpx.Timeout(connect=self.connect, read=self.read, write=self.write, pool=self.pool)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """``attempts`` tries in all; waits double from ``backoff`` up to ``max_backoff``
+    (with jitter); a ``Retry-After`` up to ``max_retry_after`` is honoured as given."""
+
+    attempts: int = 3
+    backoff: float = 0.5
+    max_backoff: float = 8.0
+    max_retry_after: float = 60.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before try ``attempt + 1`` (``attempt`` counts from 1)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        base = min(self.backoff * 2.0 ** (attempt - 1), self.max_backoff)
+        return float(base * (0.5 + random.random() / 2))
+
+
+class UpstreamError(Exception):
+    """The upstream could not be reached, refused the request, timed out or dropped.
+
+    ``status`` is the upstream's HTTP status for ``kind == "status"``, else 0."""
+
+    def __init__(
+        self, kind: ErrorKind, message: str, *, status: int = 0, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRequest:
+    """A request body in the client's wire format, and what translating it cost."""
+
+    body: dict[str, Any]
+    stream: bool
+    lossy: tuple[str, ...] = ()
+    names: ToolNameMap | None = None  # set when tool names had to be shortened
+
+
+@dataclass(slots=True)
+class UpstreamResponse:
+    """An upstream answer whose headers have arrived (status 2xx)."""
+
+    response: httpx.Response
+    attempts: int
+    ttfb: float  # seconds from the first try to the response headers
+    headers: Mapping[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.headers = self.response.headers
+
+    @property
+    def content_type(self) -> str:
+        return str(self.response.headers.get("content-type", ""))
+
+    async def iter_bytes(self) -> AsyncIterator[bytes]:
+        """The body as it arrives. A read timeout or a connection cut before the body
+        is complete raises ``UpstreamError`` (``timeout`` / ``dropped``)."""
+        try:
+            async for chunk in self.response.aiter_bytes():
+                yield chunk
+        except httpx.TimeoutException as exc:
+            raise UpstreamError("timeout", "the upstream stopped sending (read timeout)") from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            raise UpstreamError("dropped", "the upstream closed the connection early") from exc
+
+    async def aclose(self) -> None:
+        await self.response.aclose()
+
+
+class ModelClient:
+    """One upstream: its wire format, base URL, model name and key."""
+
+    def __init__(
+        self,
+        format: str,
+        base_url: str,
+        *,
+        model: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        timeouts: ClientTimeouts | None = None,
+        retry: RetryPolicy | None = None,
+        headers: Mapping[str, str] | None = None,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        if format not in WIRE_PATHS:
+            known = ", ".join(WIRE_PATHS)
+            raise ValueError(f"no upstream client for {format!r} yet; supported: {known}")
+        self.format = format
+        self.base_url = base_url.rstrip("/")
+        self.url = self.base_url + WIRE_PATHS[format]
+        self.model = model
+        self._api_key = api_key
+        self.api_key_env = api_key_env
+        self.timeouts = timeouts or ClientTimeouts()
+        self.retry = retry or RetryPolicy()
+        self._headers = dict(headers or {})
+        self._own_http = http is None
+        self._http = http or httpx.AsyncClient(
+            timeout=self.timeouts.httpx(),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+        )
+
+    def __repr__(self) -> str:  # never the key
+        return f"ModelClient({self.format!r}, {self.base_url!r}, model={self.model!r})"
+
+    # -- requests ----------------------------------------------------------------------
+
+    def prepare(
+        self, body: Mapping[str, Any], source_format: str, *, stream: bool | None = None
+    ) -> PreparedRequest:
+        """``body`` (a request in ``source_format``) as a request in this client's
+        wire format, with this client's model name when it has one."""
+        translation = _translate(body, source_format, self.format)
+        out = dict(translation.request)
+        if self.model:
+            out["model"] = self.model
+        wants_stream = bool(body.get("stream")) if stream is None else stream
+        out.pop("stream_options", None)
+        if wants_stream:
+            out["stream"] = True
+            if self.format == "openai-chat":
+                out["stream_options"] = {"include_usage": True}
+        else:
+            out.pop("stream", None)
+            if self.format == "openai-chat":
+                out["stream"] = False
+        return PreparedRequest(out, wants_stream, translation.lossy, translation.names)
+
+    def _request_headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json", **self._headers}
+        key = self._api_key
+        if key is None and self.api_key_env:
+            key = os.environ.get(self.api_key_env)
+        if self.format == "anthropic":
+            headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
+            if key:
+                headers["x-api-key"] = key
+        elif key:
+            headers["authorization"] = f"Bearer {key}"
+        return headers
+
+    async def open(self, request: PreparedRequest) -> UpstreamResponse:
+        """Send the request; retry connect errors, 429 and 5xx; return once a 2xx
+        response's headers arrived. Raises ``UpstreamError`` when it gives up."""
+        content = orjson.dumps(request.body)
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._http.send(
+                    self._http.build_request(
+                        "POST", self.url, content=content, headers=self._request_headers()
+                    ),
+                    stream=True,
+                )
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                error = UpstreamError("connect", f"cannot reach the upstream at {self.url}")
+                if attempt >= self.retry.attempts:
+                    raise error from exc
+                await asyncio.sleep(self.retry.delay(attempt, None))
+                continue
+            except httpx.TimeoutException as exc:
+                raise UpstreamError("timeout", "the upstream did not answer in time") from exc
+            except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+                raise UpstreamError("dropped", "the upstream closed the connection") from exc
+            if response.status_code < 400:
+                return UpstreamResponse(response, attempt, time.monotonic() - started)
+            error = await _status_error(response)
+            retryable = response.status_code == 429 or response.status_code >= 500
+            if not retryable or attempt >= self.retry.attempts:
+                raise error
+            await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
+
+    async def aclose(self) -> None:
+        if self._own_http:
+            await self._http.aclose()
+
+
+def _translate(body: Mapping[str, Any], source: str, target: str) -> RequestTranslation:
+    if source == target:
+        return RequestTranslation(dict(body))
+    if (source, target) == ("anthropic", "openai-chat"):
+        return anthropic_to_openai(body)
+    if (source, target) == ("openai-chat", "anthropic"):
+        return openai_to_anthropic(body)
+    raise ValueError(f"cannot translate a {source} request to {target} yet")
+
+
+async def _status_error(response: httpx.Response) -> UpstreamError:
+    """An error response, read (bounded) and closed."""
+    body = b""
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) >= _ERROR_BODY_LIMIT:
+                break
+    except httpx.HTTPError:
+        pass
+    finally:
+        await response.aclose()
+    return UpstreamError(
+        "status",
+        f"the upstream answered {response.status_code}: {_error_message(body)}",
+        status=response.status_code,
+        retry_after=_retry_after(response.headers.get("retry-after")),
+    )
+
+
+def _error_message(body: bytes) -> str:
+    """The message inside an error body of any of the usual shapes, else its text."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return body[:500].decode("utf-8", "replace").strip() or "(no body)"
+    if isinstance(value, dict):
+        error = value.get("error", value)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])[:500]
+        if isinstance(error, str):
+            return error[:500]
+    return body[:500].decode("utf-8", "replace")
+
+
+def _retry_after(value: str | None) -> float | None:
+    """``Retry-After`` as seconds: a number, or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)

@@ -1,0 +1,229 @@
+"""The gateway's HTTP app (starlette): routes, keys, limits, errors.
+
+Routes: ``POST /v1/chat/completions`` (OpenAI clients), ``POST /v1/messages`` (Anthropic
+clients, ``?beta=true`` too), ``POST /v1/messages/count_tokens``, ``GET /v1/models``,
+``GET|HEAD /`` and ``/healthz``. Every error reaches the client in its own API's
+format; nothing escapes as a traceback.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from toolwire.client import ModelClient, UpstreamError
+from toolwire.gateway.config import GatewayConfig
+from toolwire.gateway.errors import Front, error_response, upstream_status
+from toolwire.gateway.estimate import estimate_input_tokens
+from toolwire.gateway.relay import Relay
+
+log = logging.getLogger("toolwire.gateway")
+
+
+class RequestTooLarge(Exception):
+    pass
+
+
+class RelayStreamResponse(Response):
+    """Streams a relay to the client. A client that goes away cancels the relay at
+    once (its upstream request is closed), whatever the relay is waiting for."""
+
+    def __init__(self, relay: Relay) -> None:
+        super().__init__(
+            media_type=relay.encoder.media_type,
+            headers={"cache-control": "no-cache", "x-request-id": relay.request_id},
+        )
+        self.relay = relay
+        # a stream has no length (Response would declare the empty body's)
+        self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch)
+            try:
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 200,
+                        "headers": self.raw_headers,
+                    }
+                )
+                async for piece in self.relay.stream():
+                    await send(
+                        {"type": "http.response.body", "body": piece.encode(), "more_body": True}
+                    )
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            except OSError:
+                pass  # the client went away while we wrote
+            finally:
+                group.cancel_scope.cancel()
+
+
+def create_app(config: GatewayConfig) -> Starlette:
+    """The gateway for ``config``; one upstream client, shared by all requests."""
+    client = ModelClient(
+        config.upstream_format,
+        config.upstream_url,
+        model=config.model,
+        api_key_env=config.upstream_key_env,
+        timeouts=config.timeouts,
+        retry=config.retry,
+    )
+    keys = [key.encode() for key in config.api_keys]
+
+    def authorized(request: Request) -> bool:
+        if not keys:
+            return True
+        given = request.headers.get("x-api-key", "")
+        auth = request.headers.get("authorization", "")
+        if not given and auth[:7].lower() == "bearer ":
+            given = auth[7:].strip()
+        candidate = given.encode()
+        # compare with every key, constant time each: no early exit on a match
+        found = False
+        for key in keys:
+            found |= hmac.compare_digest(candidate, key)
+        return found
+
+    async def read_json(request: Request, front: Front) -> dict[str, Any] | Response:
+        if not authorized(request):
+            return error_response(front, 401, "invalid or missing API key")
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > config.max_body_bytes:
+            return error_response(front, 413, "request body too large")
+        try:
+            raw = bytearray()
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > config.max_body_bytes:
+                    raise RequestTooLarge
+        except RequestTooLarge:
+            return error_response(front, 413, "request body too large")
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return error_response(front, 400, "the request body is not JSON")
+        if not isinstance(body, dict):
+            return error_response(front, 400, "the request body must be a JSON object")
+        if not isinstance(body.get("messages"), list):
+            return error_response(front, 400, "messages: a list is required")
+        return body
+
+    async def relay(request: Request, front: Front) -> Response:
+        try:
+            body = await read_json(request, front)
+        except ClientDisconnect:
+            return Response(status_code=499)
+        if isinstance(body, Response):
+            return body
+        request_id = uuid.uuid4().hex
+        try:
+            turn = Relay(front, body, client, config, request_id=request_id)
+        except ValueError as exc:
+            return error_response(front, 400, str(exc))
+        try:
+            await turn.open()
+        except UpstreamError as exc:
+            headers = {}
+            if exc.status == 429 and exc.retry_after is not None:
+                headers["retry-after"] = str(int(exc.retry_after + 0.999))
+            return error_response(front, upstream_status(exc), exc.message, headers)
+        if turn.streaming:
+            return RelayStreamResponse(turn)
+        status, text = await turn.whole()
+        return Response(
+            text,
+            status_code=status,
+            media_type="application/json",
+            headers={"x-request-id": request_id},
+        )
+
+    async def chat_completions(request: Request) -> Response:
+        return await relay(request, "openai-chat")
+
+    async def messages(request: Request) -> Response:
+        return await relay(request, "anthropic")
+
+    async def count_tokens(request: Request) -> Response:
+        body = await read_json(request, "anthropic")
+        if isinstance(body, Response):
+            return body
+        return JSONResponse({"input_tokens": estimate_input_tokens(body)})
+
+    async def models(request: Request) -> Response:
+        if not authorized(request):
+            return error_response("openai-chat", 401, "invalid or missing API key")
+        names = [config.model] if config.model else []
+        # one entry readable by both SDKs: OpenAI's fields and Anthropic's
+        data = [
+            {
+                "id": name,
+                "object": "model",
+                "type": "model",
+                "created": 0,
+                "created_at": "1970-01-01T00:00:00Z",
+                "owned_by": "toolwire",
+                "display_name": name,
+            }
+            for name in names
+        ]
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": data,
+                "has_more": False,
+                "first_id": names[0] if names else None,
+                "last_id": names[-1] if names else None,
+            }
+        )
+
+    async def health(request: Request) -> Response:
+        if request.method == "HEAD":
+            return Response(status_code=200)
+        return JSONResponse({"status": "ok"})
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        front: Front = "anthropic" if "anthropic-version" in request.headers else "openai-chat"
+        return error_response(front, 404, f"no route {request.method} {request.url.path}")
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("gateway error", exc_info=exc)
+        front: Front = "anthropic" if request.url.path.startswith("/v1/messages") else "openai-chat"
+        return error_response(front, 500, "internal gateway error")
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await client.aclose()
+
+    routes = [
+        Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+        Route("/v1/messages", messages, methods=["POST"]),
+        Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
+        Route("/v1/models", models, methods=["GET"]),
+        Route("/", health, methods=["GET", "HEAD"]),
+        Route("/healthz", health, methods=["GET", "HEAD"]),
+    ]
+    return Starlette(
+        routes=routes,
+        exception_handlers={404: not_found, 405: not_found, Exception: server_error},
+        lifespan=lifespan,
+    )

@@ -1,0 +1,106 @@
+"""What of each finished call reaches the client, and the audit record it leaves.
+
+- A **truncated** call is never delivered: the client gets no tool call at all, and
+  the stop reason (``max_tokens`` / ``length``, set by the parser) says the output was
+  cut. The call is still recorded (status ``truncated``).
+- An **invalid** call is delivered, so that the client can answer the model with the
+  error. Where arguments are text (OpenAI) the client gets the text as the model sent
+  it. Where arguments are an object (Anthropic ``tool_use.input``) and the text cannot
+  be read at all, the input is ``{"toolwire_unreadable_arguments": <the text>,
+  "toolwire_errors": [<what is wrong>]}``: never a silent ``{}``, and a client that
+  checks the input against the tool's schema (as Claude Code does) reports it back.
+- Names shortened for the upstream are restored before anything else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from dataclasses import dataclass
+
+from toolwire.audit.record import ExecutionRecord, Status
+from toolwire.audit.redact import arguments_hash, canonical_json
+from toolwire.events import CallFinished, Event, ToolCall
+from toolwire.providers.tooldefs import ToolNameMap
+
+UNREADABLE_KEY = "toolwire_unreadable_arguments"
+ERRORS_KEY = "toolwire_errors"
+_AUDIT_STATUS: dict[str, Status] = {
+    "complete": "ok",
+    "repaired": "ok",
+    "invalid": "invalid_args",
+    "truncated": "truncated",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PassedCall:
+    """A finished call as the gateway saw it, and whether the client got it."""
+
+    call: ToolCall
+    delivered: bool
+    finished_at: float  # time.monotonic()
+
+
+class CallDelivery:
+    """The per-request event filter between the parser and the client's encoder."""
+
+    def __init__(self, *, arguments_are_objects: bool, names: ToolNameMap | None = None) -> None:
+        self.arguments_are_objects = arguments_are_objects
+        self.names = names
+        self.calls: list[PassedCall] = []
+
+    def __call__(self, event: Event) -> Event | None:
+        if self.names is not None:
+            event = self.names.restore(event)
+        if not isinstance(event, CallFinished):
+            return event
+        call = event.call
+        if call.status == "truncated":
+            self.calls.append(PassedCall(call, False, time.monotonic()))
+            return None
+        if call.arguments is None and self.arguments_are_objects:
+            unreadable = {UNREADABLE_KEY: call.raw_arguments, ERRORS_KEY: list(call.errors)}
+            call = dataclasses.replace(call, arguments=unreadable)
+        self.calls.append(PassedCall(call, True, time.monotonic()))
+        return CallFinished(call)
+
+
+def call_record(
+    passed: PassedCall,
+    *,
+    model: str,
+    request_id: str,
+    upstream: str,
+    started_at: float,
+    started_monotonic: float,
+    ttfb_ms: float | None,
+) -> ExecutionRecord:
+    """The audit record of one call the gateway passed (or held back)."""
+    call = passed.call
+    digest = arguments_hash(canonical_json(call.arguments)) if call.arguments is not None else None
+    return ExecutionRecord(
+        record_id=uuid.uuid4().hex,
+        call_id=call.id,
+        tool_name=call.name,
+        status=_AUDIT_STATUS[call.status],
+        started_at=started_at,
+        duration_ms=round((passed.finished_at - started_monotonic) * 1000, 3),
+        name_as_sent=call.name_as_sent or call.name,
+        tool_origin="gateway",
+        executor="gateway",
+        error_type=None if call.status in ("complete", "repaired") else call.status,
+        error_message="; ".join(call.errors) or None,
+        arguments_sha256=digest,
+        repairs=call.repairs,
+        validation_errors=call.errors,
+        extra={
+            "model": model,
+            "request_id": request_id,
+            "upstream": upstream,
+            "call_status": call.status,
+            "delivered": passed.delivered,
+            "ttfb_ms": ttfb_ms,
+        },
+    )

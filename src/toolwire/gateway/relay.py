@@ -1,0 +1,150 @@
+"""One request through the gateway: the client's body → the upstream → the client.
+
+    relay = Relay("anthropic", body, client, config, request_id="…")
+    await relay.open()                      # upstream headers; retries happen here
+    async for piece in relay.stream(): ...  # the client's wire format, as it comes
+    # or: status, body = await relay.whole()
+
+Upstream bytes go through ``StreamParser`` (with the request's tools and the
+configured text format) → ``CallDelivery`` → the client's encoder. Text and reasoning
+pass as they arrive; a call goes out whole, repaired, when it closes. A stream that
+the upstream cuts ends with the client format's error, and calls in flight are not
+delivered. Every call leaves an audit record when the request ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio
+
+from toolwire.client import ModelClient, UpstreamError, UpstreamResponse
+from toolwire.encoders import make_encoder
+from toolwire.events import Event, StreamError
+from toolwire.gateway.config import GatewayConfig
+from toolwire.gateway.delivery import CallDelivery, call_record
+from toolwire.gateway.errors import Front
+from toolwire.gateway.estimate import estimate_input_tokens
+from toolwire.parser import StreamParser
+from toolwire.providers.tooldefs import spec_from_definition
+from toolwire.spec import ToolSpec, ToolSpecError
+
+
+def declared_tools(body: Mapping[str, Any]) -> list[ToolSpec]:
+    """The request's function tools; server tools (web search, …) have no schema to
+    check against and are left to the translation, which reports them."""
+    specs: list[ToolSpec] = []
+    for tool in body.get("tools") or []:
+        if not isinstance(tool, Mapping) or tool.get("type") not in (None, "custom", "function"):
+            continue
+        try:
+            specs.append(spec_from_definition(tool))
+        except ToolSpecError:
+            continue
+    return specs
+
+
+class Relay:
+    def __init__(
+        self,
+        front: Front,
+        body: Mapping[str, Any],
+        client: ModelClient,
+        config: GatewayConfig,
+        *,
+        request_id: str,
+    ) -> None:
+        self.front = front
+        self.client = client
+        self.config = config
+        self.request_id = request_id
+        self.started_at = time.time()
+        self.started = time.monotonic()
+        self.prepared = client.prepare(body, front)  # ValueError: cannot be translated
+        self.streaming = self.prepared.stream
+        self.model = str(body.get("model") or config.model or "toolwire")
+        tools = declared_tools(body)
+        names = self.prepared.names
+        self.parser = StreamParser(
+            client.format,
+            names.wire_specs(tools) if names is not None else tools,
+            text_format=config.text_format,
+        )
+        self.delivery = CallDelivery(arguments_are_objects=front == "anthropic", names=names)
+        self.encoder = make_encoder(
+            front,
+            whole=not self.streaming,
+            model=self.model,
+            input_tokens=estimate_input_tokens(body),
+        )
+        self.errors: list[str] = []
+        self.response: UpstreamResponse | None = None
+
+    async def open(self) -> None:
+        """Send the request upstream (``UpstreamError`` when it cannot be had)."""
+        self.response = await self.client.open(self.prepared)
+
+    def _encode(self, events: list[Event]) -> str:
+        out: list[str] = []
+        for event in events:
+            if isinstance(event, StreamError):
+                self.errors.append(event.message)
+            delivered = self.delivery(event)
+            if delivered is not None:
+                out.extend(self.encoder.feed(delivered))
+        return "".join(out)
+
+    async def stream(self) -> AsyncIterator[str]:
+        """The client's stream, piece by piece; then the audit."""
+        assert self.response is not None, "open() first"
+        try:
+            piece = "".join(self.encoder.start())
+            if piece:
+                yield piece
+            try:
+                async for chunk in self.response.iter_bytes():
+                    piece = self._encode(self.parser.feed(chunk))
+                    if piece:
+                        yield piece
+            except UpstreamError as exc:
+                self.errors.append(exc.message)  # the parser's close sees the cut
+            yield self._encode(self.parser.close()) + "".join(self.encoder.close())
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.finish()
+
+    async def whole(self) -> tuple[int, str]:
+        """The client's non-streaming body and its status (502 when the upstream
+        failed part way)."""
+        pieces = [piece async for piece in self.stream()]
+        status = getattr(self.encoder, "status_code", 200)
+        return (502 if status != 200 else 200), "".join(pieces)
+
+    async def finish(self) -> None:
+        """Close the upstream request and write the audit (off the event loop)."""
+        if self.response is not None:
+            await self.response.aclose()
+        sink = self.config.audit
+        if sink is None or not self.delivery.calls:
+            return
+        ttfb = round(self.response.ttfb * 1000, 3) if self.response is not None else None
+        records = [
+            call_record(
+                passed,
+                model=self.model,
+                request_id=self.request_id,
+                upstream=self.client.base_url,
+                started_at=self.started_at,
+                started_monotonic=self.started,
+                ttfb_ms=ttfb,
+            )
+            for passed in self.delivery.calls
+        ]
+
+        def write() -> None:
+            for record in records:
+                sink.write(record)
+
+        await anyio.to_thread.run_sync(write)
