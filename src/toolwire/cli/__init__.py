@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from toolwire import __version__
-from toolwire.cli import audit_cmd, tools_cmd
+from toolwire.cli import audit_cmd, mcp_cmd, tools_cmd
 from toolwire.cli.convert_cmd import convert
 from toolwire.cli.demo_cmd import demo
 from toolwire.cli.io import command_group
@@ -43,6 +43,7 @@ app.command()(convert)
 app.command()(serve)
 app.add_typer(tools_cmd.app, name="tools", help="List and call tools from MCP servers.")
 app.add_typer(audit_cmd.app, name="audit", help="Reports from the audit log.")
+app.add_typer(mcp_cmd.app, name="mcp", help="Serve MCP: one server in front of many, audited.")
 
 
 def main() -> None:

@@ -1,0 +1,91 @@
+"""``toolwire mcp serve``: one MCP server in front of many, every call audited."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Annotated
+
+import anyio
+import typer
+
+from toolwire.cli.io import command_group, fail
+
+app = command_group("An MCP server in front of MCP servers and Python tools.")
+
+
+@app.callback()
+def main() -> None:
+    """An MCP server in front of MCP servers and Python tools."""
+
+
+@app.command("serve")
+def serve_cmd(
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config", "-c", metavar="FILE", help="MCP servers JSON file (mcpServers form)."
+        ),
+    ] = None,
+    tools: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tools",
+            metavar="MODULE:ATTR",
+            help="Python tools: a @tool, a function or a list of them (repeatable).",
+        ),
+    ] = None,
+    audit: Annotated[
+        str | None,
+        typer.Option(
+            "--audit",
+            metavar="DB|none",
+            help="Audit SQLite file, or 'none' [default: $TOOLWIRE_AUDIT_DB or "
+            "./toolwire-audit.db].",
+        ),
+    ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            metavar="FILE",
+            help='Policy JSON: {"allow": [...], "deny": [...], "require_approval": [...]}.',
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Per-call timeout (a server's own wins).")
+    ] = 60.0,
+) -> None:
+    """Serve MCP over stdio: the tools of every configured server and the Python tools,
+    each call through the engine (validate, coerce, policy, audit). Destructive tools
+    wait for approval."""
+    # Imported here: other commands should not pay for the engine and the SDK's server.
+    from toolwire.audit.sinks import AuditSink
+    from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+    from toolwire.engine.policy_file import PolicyFileError, load_policy_file
+    from toolwire.mcpfront import PythonToolsError, load_python_tools, serve
+    from toolwire.tools import MCPConfigError, MCPServerError, load_mcp_config
+
+    if config is None and not tools:
+        fail("nothing to serve: give --config FILE and/or --tools MODULE:ATTR")
+    try:
+        servers = load_mcp_config(config) if config is not None else []
+        python_tools = load_python_tools(tools or [])
+        policies = load_policy_file(policy) if policy is not None else None
+    except (MCPConfigError, PythonToolsError, PolicyFileError) as exc:
+        fail(str(exc))
+    sinks: list[AuditSink] = []
+    if audit != "none":
+        audit_path = Path(audit) if audit else default_audit_path()
+        try:
+            sinks.append(SQLiteSink(audit_path))
+        except sqlite3.Error as exc:
+            fail(f"cannot use {audit_path} as the audit database: {exc}")
+    try:
+        anyio.run(
+            lambda: serve(servers, python_tools, sinks=sinks, policies=policies, timeout=timeout)
+        )
+    except MCPServerError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None

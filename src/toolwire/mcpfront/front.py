@@ -1,0 +1,189 @@
+"""One MCP server in front of many: the tool table and ``tools/call`` through the engine.
+
+The front lists the engine registry's tools (MCP backends' and Python functions) as
+declared and answers every ``tools/call`` with ``ToolEngine.call``: resolve → validate
+(coercion, F25 unwrapping) → policy → execute → record. Whatever the engine decides
+(unknown tool, invalid arguments, held for approval, denied, timed out, failed) comes
+back as a ``CallToolResult`` with ``isError`` and the engine's message, never as a
+protocol error, and every call leaves exactly one audit record.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types as types
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from pydantic import TypeAdapter, ValidationError
+
+from toolwire import __version__
+from toolwire.engine.engine import CallState, Phase, ToolEngine
+from toolwire.engine.results import ToolResult
+from toolwire.tools.base import Tool
+
+TASK_META_KEY = "toolwire/task"
+"""A call's ``_meta`` key naming the task to file it under (default: the connection)."""
+
+_content_block: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
+
+
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """One client connection: its audit session and the client's name and version."""
+
+    session_id: str
+    client: dict[str, str]
+
+
+_connection: contextvars.ContextVar[Connection | None] = contextvars.ContextVar(
+    "toolwire_mcp_connection", default=None
+)
+
+
+def _annotations(tool: Tool) -> types.ToolAnnotations | None:
+    h = tool.hints
+    if all(v is None for v in (h.read_only, h.destructive, h.idempotent, h.open_world, h.title)):
+        return None
+    return types.ToolAnnotations(
+        title=h.title,
+        read_only_hint=h.read_only,
+        destructive_hint=h.destructive,
+        idempotent_hint=h.idempotent,
+        open_world_hint=h.open_world,
+    )
+
+
+def declared_tool(tool: Tool) -> types.Tool:
+    """A registry tool as an MCP tool: its exposed name, schema, description, hints."""
+    output_schema = getattr(tool, "output_schema", None)
+    return types.Tool(
+        name=tool.name,
+        title=tool.hints.title,
+        description=tool.spec.description or None,
+        input_schema=dict(tool.spec.parameters),
+        output_schema=dict(output_schema) if output_schema else None,
+        annotations=_annotations(tool),
+    )
+
+
+def _blocks(value: Any) -> list[types.ContentBlock] | None:
+    """The backend's own content blocks, when the value is a list of them."""
+    if not isinstance(value, list) or not value:
+        return None
+    out: list[types.ContentBlock] = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(types.TextContent(type="text", text=item))
+            continue
+        try:
+            out.append(_content_block.validate_python(item))
+        except ValidationError:
+            return None
+    return out
+
+
+def call_result(result: ToolResult) -> types.CallToolResult:
+    """An engine result as MCP: content blocks kept, every non-``ok`` status ``isError``."""
+    blocks = _blocks(result.value) if result.status in ("ok", "tool_error") else None
+    if blocks is None:
+        blocks = [types.TextContent(type="text", text=result.content)]
+    structured = result.structured if result.status == "ok" else None
+    return types.CallToolResult(
+        content=blocks,
+        structured_content=structured if isinstance(structured, dict) else None,
+        is_error=result.status != "ok",
+    )
+
+
+def _approval_message(result: ToolResult) -> str:
+    return (
+        f"Approval required: {result.content} "
+        "The call was not run. A person can allow this tool by adding its name to the "
+        '"allow" list of the policy file given to `toolwire mcp serve --policy FILE` '
+        "and restarting the server."
+    )
+
+
+def _client_of(ctx: Any) -> dict[str, str]:
+    params = ctx.session.client_params
+    info = getattr(params, "client_info", None)
+    if info is None:
+        return {}
+    return {"name": str(info.name), "version": str(info.version)}
+
+
+class MCPFront:
+    """The MCP server side: lists the engine's tools and runs calls through it.
+
+    ``server`` is a low-level ``mcp`` server; run it over any transport. Each
+    ``server.run`` (one client connection) gets its own audit session.
+    """
+
+    def __init__(self, engine: ToolEngine, *, name: str = "toolwire") -> None:
+        self.engine = engine
+        self._tools: list[types.Tool] = []
+        self._tools_version = -1
+        engine.hooks.append(self._tag_record)
+        self.server: Server[Connection] = Server(
+            name,
+            version=__version__,
+            lifespan=self._lifespan,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+
+    def initialization_options(self) -> Any:
+        return self.server.create_initialization_options(NotificationOptions())
+
+    def tools(self) -> list[types.Tool]:
+        """The declared tools, rebuilt only when the registry changed."""
+        registry = self.engine.registry
+        if self._tools_version != registry.version:
+            self._tools = [declared_tool(t) for t in registry]
+            self._tools_version = registry.version
+        return self._tools
+
+    @asynccontextmanager
+    async def _lifespan(self, _: Server[Connection]) -> AsyncIterator[Connection]:
+        # One lifespan per ``server.run``, i.e. per client connection.
+        yield Connection(session_id=f"mcp_{os.urandom(8).hex()}", client={})
+
+    async def _list_tools(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.tools())
+
+    async def _call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        connection: Connection = ctx.lifespan_context
+        if not connection.client:
+            connection.client.update(_client_of(ctx))
+        task = (params.meta or {}).get(TASK_META_KEY)
+        token = _connection.set(connection)
+        try:
+            result = await self.engine.call(
+                params.name,
+                params.arguments,
+                task_id=str(task) if task else connection.session_id,
+                session_id=connection.session_id,
+            )
+        finally:
+            _connection.reset(token)
+        out = call_result(result)
+        if result.status == "pending_approval":
+            out.content = [types.TextContent(type="text", text=_approval_message(result))]
+        return out
+
+    @staticmethod
+    def _tag_record(phase: Phase, state: CallState) -> None:
+        """Put the client's name and version on the record of each call it makes."""
+        if phase == "record":
+            connection = _connection.get()
+            if connection is not None and connection.client:
+                state.extra["client"] = dict(connection.client)
