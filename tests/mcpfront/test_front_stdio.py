@@ -245,3 +245,18 @@ def test_serve_with_a_missing_backend_is_one_line(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "not found" in proc.stderr
+
+
+async def test_per_server_allow_and_deny_lists(workdir: Path) -> None:
+    data = json.loads((workdir / "mcp.json").read_text())
+    data["mcpServers"]["time"]["allowTools"] = ["get_*"]
+    data["mcpServers"]["git"]["denyTools"] = ["git_reset", "git_check*"]
+    (workdir / "filtered.json").write_text(json.dumps(data))
+    params = serve_params(workdir, "--audit", "none")
+    params.args[params.args.index("mcp.json")] = "filtered.json"
+    async with Client(stdio_client(params)) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        r = await client.call_tool("git_reset", {"repo_path": str(workdir / "repo")})
+    assert "get_current_time" in names and "convert_time" not in names
+    assert "git_log" in names and not {"git_reset", "git_checkout"} & names
+    assert r.is_error and "Unknown tool 'git_reset'" in text_of(r)

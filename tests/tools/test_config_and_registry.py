@@ -18,6 +18,7 @@ from toolwire.tools import (
     parse_mcp_config,
     tool,
 )
+from toolwire.tools.mcp_config import parse_server
 
 
 def test_common_mcp_servers_forms(tmp_path: Path) -> None:
@@ -104,3 +105,12 @@ def test_collisions_are_namespaced_functions_keep_names() -> None:
     with pytest.raises(ToolNameConflict):
         registry.add(search)
     assert len(registry) == 4  # a failed add changes nothing
+
+
+def test_allow_and_deny_tools_choose_what_a_server_offers() -> None:
+    cfg = parse_server("git", {"command": "x", "allowTools": ["git_*"], "denyTools": ["git_reset"]})
+    assert cfg.offers("git_log") and not cfg.offers("git_reset") and not cfg.offers("ls")
+    assert parse_server("t", {"url": "http://h/mcp", "denyTools": ["a"]}).offers("b")
+    assert parse_server("t", {"command": "x"}).offers("anything")
+    with pytest.raises(MCPConfigError, match="'allowTools' must be a list"):
+        parse_server("t", {"command": "x", "allowTools": "git_*"})

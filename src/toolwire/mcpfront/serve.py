@@ -33,7 +33,8 @@ async def serve(
     Raises ``MCPServerError`` when a backend cannot be started.
     """
     async with open_toolsets(servers, errlog=errlog or sys.stderr) as toolsets:
-        registry = ToolRegistry([*python_tools, *toolsets])
+        offered = [t for ts in toolsets for t in ts.tools if ts.config.offers(t.remote_name)]
+        registry = ToolRegistry([*python_tools, *offered])
         # Results go back whole: cutting them is the client's decision, not the front's.
         engine = ToolEngine(
             registry, sinks=sinks, policies=policies, timeout=timeout, result_token_budget=None

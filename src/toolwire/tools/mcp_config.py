@@ -11,10 +11,14 @@ is::
 VS Code's ``{"servers": {...}}`` is read the same way. ``${VAR}`` and ``${VAR:-default}``
 are expanded from the environment in every string value. Entries with
 ``"disabled": true`` are skipped; ``timeout`` (seconds) sets the per-call timeout.
+``allowTools`` / ``denyTools`` (lists of glob patterns over the server's own tool
+names) choose which of its tools are offered: a tool must match ``allowTools`` when it
+is given, and must not match ``denyTools``.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from collections.abc import Mapping
@@ -45,6 +49,25 @@ class MCPServerConfig:
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float | None = None
+    allow_tools: tuple[str, ...] | None = None
+    deny_tools: tuple[str, ...] = ()
+
+    def offers(self, tool_name: str) -> bool:
+        """Whether the allow/deny lists let this server's tool be offered."""
+        if any(fnmatch.fnmatchcase(tool_name, p) for p in self.deny_tools):
+            return False
+        if self.allow_tools is None:
+            return True
+        return any(fnmatch.fnmatchcase(tool_name, p) for p in self.allow_tools)
+
+
+def _patterns(name: str, entry: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        raise MCPConfigError(f"server {name!r}: {key!r} must be a list of tool-name patterns")
+    return tuple(value)
 
 
 def _expand(value: str, environ: Mapping[str, str]) -> str:
@@ -77,6 +100,8 @@ def parse_server(
     timeout = entry.get("timeout")
     if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
         raise MCPConfigError(f"server {name!r}: timeout must be a positive number of seconds")
+    allow_tools = _patterns(name, entry, "allowTools")
+    deny_tools = _patterns(name, entry, "denyTools") or ()
     if "url" in entry or kind in _HTTP_TYPES or kind == "sse":
         url = entry.get("url")
         if not isinstance(url, str) or not url:
@@ -87,6 +112,8 @@ def parse_server(
             url=_expand(url, env_src),
             headers=_strings(entry.get("headers"), f"server {name!r}: headers", env_src),
             timeout=float(timeout) if timeout is not None else None,
+            allow_tools=allow_tools,
+            deny_tools=deny_tools,
         )
     command = entry.get("command")
     if not isinstance(command, str) or not command:
@@ -103,6 +130,8 @@ def parse_server(
         env=_strings(entry.get("env"), f"server {name!r}: env", env_src),
         cwd=_expand(str(cwd), env_src) if cwd else None,
         timeout=float(timeout) if timeout is not None else None,
+        allow_tools=allow_tools,
+        deny_tools=deny_tools,
     )
 
 
