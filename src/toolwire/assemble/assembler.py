@@ -217,6 +217,7 @@ class CallAssembler:
         snapshots: bool = True,
         unreadable: str = "",
         delimited: bool = False,
+        raw: str | None = None,
     ) -> None:
         """One tool-call fragment: any of header (id, name) and argument text/object.
 
@@ -229,6 +230,9 @@ class CallAssembler:
         ``delimited``: this source says where the call ends (a text-format
         extractor), so its text is never split into a second call (F3), however
         it was chunked (F15).
+        ``raw``: with an object for ``arguments``, the text it was read from (a
+        text-format call cut off in its markup); it becomes the call's
+        ``raw_arguments``, so nothing that was sent is lost.
         """
         if not isinstance(id, str) or not id:
             id = None
@@ -266,8 +270,9 @@ class CallAssembler:
             slot.snapshot = None
             slot.object_value = arguments
             text = dumps(arguments)  # big integers, lone surrogates: orjson refuses them
-            slot.parts = [text]
-            slot.size = len(text)
+            kept = text if raw is None else raw
+            slot.parts = [kept]
+            slot.size = len(kept)
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, text))
 
