@@ -243,7 +243,7 @@ class CallAssembler:
             id = id and self._unmarked(id)
             name = name and self._unmarked(name)
             arguments, replaced = self._unmarked_arguments(arguments)
-        slot = self._route(index, id, name, arguments)
+        slot = self._route(index, id, name, arguments, delimited)
         if not snapshots:
             slot.snapshots = False
         if delimited:
@@ -393,12 +393,21 @@ class CallAssembler:
         return slot
 
     def _route(
-        self, index: int | None, id: str | None, name: str | None, arguments: object
+        self,
+        index: int | None,
+        id: str | None,
+        name: str | None,
+        arguments: object,
+        delimited: bool = False,
     ) -> _Slot:
         if id is not None:
             slot = self._by_id.get(id)
-            if slot is not None:
+            # a source that marks where calls end may reuse an id (a model writing
+            # the same ``functions.f:0`` twice): after the close it is a new call (F3)
+            if slot is not None and not (delimited and slot.closed):
                 return slot
+            if slot is not None:
+                return self._new_slot(index, id)
             slot = self._by_index.get(index) if index is not None else self._open
             if (
                 slot is not None
