@@ -94,6 +94,8 @@ class InvokeExtractor(TextScanner):
         read = MarkupCall()
         if "name" in attrs:  # else the whole tag is the name
             read.gap(unread(tag, _INVOKE_ATTRS))
+        if tag[:1].strip():
+            read.gap(tag)  # <invokename="f">: the tag's name run into its attribute
         m = yield (self.until, self._next_param, read.gap, False)
         while m == self._param:
             tag, m = yield from self.capture(self._tag_end)
@@ -101,6 +103,8 @@ class InvokeExtractor(TextScanner):
                 break
             attrs = attributes(tag)
             read.gap(unread(tag, _PARAMETER_ATTRS))
+            if tag[:1].strip():
+                read.gap(tag)
             raw, m = yield from self.capture(self._value_end)
             if m is None:
                 break  # the value was cut off: the markup keeps it
