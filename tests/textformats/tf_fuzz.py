@@ -32,9 +32,17 @@ _TOKEN = re.compile(
 _PUNCTUATION = ('{', '}', '[', ']', '(', ')', '"', "'", ":", ",", ";", "=", "\n", "\\", " ")
 _RANDOM = "\x00\x1b\t\r\n \\\"'{}[]<>|=:,;/é中🙂\u2028\ufeff｜▁"
 SENTINEL = re.compile(r"Zq\d+x")
-# Harmony drops a message header that never reaches <|message|> (role and channel
-# are markup, F14), and with a damaged <|message|> the header runs on over content
-HARMONY_HEADERS = ("<|start|>", "<|channel|>")
+# the same tools with every parameter a string: values are then kept as written
+TEXT_TOOLS: list[dict[str, Any]] = [
+    {
+        **tool,
+        "parameters": {
+            **tool["parameters"],
+            "properties": {k: {"type": "string"} for k in tool["parameters"]["properties"]},
+        },
+    }
+    for tool in TOOLS
+]
 
 
 def vocabulary(seeds: list[str]) -> list[str]:
@@ -122,9 +130,16 @@ def output_blob(result: StreamResult) -> str:
 
 
 def check_input(
-    family: str, text: str, rng: random.Random, chunkings: int = 2, *, account: bool = True
+    family: str,
+    text: str,
+    rng: random.Random,
+    chunkings: int = 2,
+    *,
+    account: bool = True,
+    strict: bool = False,
 ) -> None:
-    """One fuzz input: bounded, no error, chunking-invariant, nothing lost."""
+    """One fuzz input: bounded, no error, chunking-invariant, nothing lost (with
+    ``strict``, in call markup too, see ``lost_sentinels``)."""
     data = text.encode()
     tools: list[dict[str, Any]] = TOOLS
     label = f"{family} {text!r}"
@@ -137,16 +152,22 @@ def check_input(
             assert got == expected, f"{label}: chunking {chunks!r} differs"
     assert not whole.errors, f"{label}: {whole.errors}"
     if account:
-        assert not lost_sentinels(text, whole), f"{label}: text lost; output {summary(whole)}"
+        lost = lost_sentinels(text, whole, strict=strict)
+        if lost and strict:
+            # a value typed by its schema through the repair ladder may drop text the
+            # ladder could not read, unnamed (textformats.values, a known gap): the
+            # markup is to blame only if the loss stays with every value a string
+            lost = lost_sentinels(text, parse_chunks(family, [data], TEXT_TOOLS), strict=True)
+        assert not lost, f"{label}: text lost; output {summary(whole)}"
 
 
 def lost_sentinels(text: str, result: StreamResult, *, strict: bool = False) -> list[str]:
     """Sentinels whole in ``text`` that the output does not hold. Unless ``strict``,
     only when no call was reported: text with no call in it passes through whole.
-    (Inside call markup, several families still drop text between tags, and a
-    truncated call drops its cut-off value; a Harmony header is dropped: ``strict``
-    finds those.)"""
-    if not strict and (result.calls or any(h in text for h in HARMONY_HEADERS)):
+    ``strict``: inside call markup too (the families in test_fuzz's ``STRICT``; the
+    JSON-envelope families still drop keys they do not read, and what the repair
+    ladder drops from an envelope)."""
+    if not strict and result.calls:
         return []
     blob = output_blob(result)
     return [s for s in SENTINEL.findall(text) if s not in blob]

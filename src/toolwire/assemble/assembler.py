@@ -217,6 +217,7 @@ class CallAssembler:
         snapshots: bool = True,
         unreadable: str = "",
         delimited: bool = False,
+        raw: str | None = None,
     ) -> None:
         """One tool-call fragment: any of header (id, name) and argument text/object.
 
@@ -229,6 +230,9 @@ class CallAssembler:
         ``delimited``: this source says where the call ends (a text-format
         extractor), so its text is never split into a second call (F3), however
         it was chunked (F15).
+        ``raw``: with an object for ``arguments``, the text it was read from (a
+        text-format call cut off in its markup); it becomes the call's
+        ``raw_arguments``, so nothing that was sent is lost.
         """
         if not isinstance(id, str) or not id:
             id = None
@@ -239,7 +243,7 @@ class CallAssembler:
             id = id and self._unmarked(id)
             name = name and self._unmarked(name)
             arguments, replaced = self._unmarked_arguments(arguments)
-        slot = self._route(index, id, name, arguments)
+        slot = self._route(index, id, name, arguments, delimited)
         if not snapshots:
             slot.snapshots = False
         if delimited:
@@ -266,8 +270,9 @@ class CallAssembler:
             slot.snapshot = None
             slot.object_value = arguments
             text = dumps(arguments)  # big integers, lone surrogates: orjson refuses them
-            slot.parts = [text]
-            slot.size = len(text)
+            kept = text if raw is None else raw
+            slot.parts = [kept]
+            slot.size = len(kept)
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, text))
 
@@ -388,12 +393,21 @@ class CallAssembler:
         return slot
 
     def _route(
-        self, index: int | None, id: str | None, name: str | None, arguments: object
+        self,
+        index: int | None,
+        id: str | None,
+        name: str | None,
+        arguments: object,
+        delimited: bool = False,
     ) -> _Slot:
         if id is not None:
             slot = self._by_id.get(id)
-            if slot is not None:
+            # a source that marks where calls end may reuse an id (a model writing
+            # the same ``functions.f:0`` twice): after the close it is a new call (F3)
+            if slot is not None and not (delimited and slot.closed):
                 return slot
+            if slot is not None:
+                return self._new_slot(index, id)
             slot = self._by_index.get(index) if index is not None else self._open
             if (
                 slot is not None

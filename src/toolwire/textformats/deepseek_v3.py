@@ -69,8 +69,16 @@ class DeepSeekV3Extractor(TextScanner):
         # an end marker ends the arguments even while their JSON is open: the markup
         # and the text after it are never swallowed into a value
         done = yield (self.json_until, JsonScanner(), _AFTER, lambda t: self.arguments(index, t))
-        self.end_call(index, truncated=done is None)
+        cut = done is None
         if done is True:
-            done = yield (self.until, _AFTER, None, False)  # the closing fence, if any
+            after, done = yield from self.capture(_AFTER)
+            rest = after.strip()
+            if rest.startswith("```"):
+                rest = rest[3:].strip()  # the closing fence
+            if rest:  # other text after the arguments: kept with them, unreadable
+                self.arguments(index, after)
+                why = "text after the arguments, where only the call's end belongs"
+                self.sink.tool(index, None, None, None, unreadable=why)
+        self.end_call(index, truncated=cut)
         if done in (CALLS_END, CALL_BEGIN):
             self.push_back(done)

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from toolwire.textformats.qwen3_coder import strip_newlines
-from toolwire.textformats.scanner import Grammar, Markers, TextScanner
+from toolwire.textformats.scanner import Grammar, Markers, MarkupCall, TextScanner
 from toolwire.textformats.values import parameter_schema, type_value
 
 # a name, delimited by what may follow it: bounded, so any chunking decides alike
@@ -58,33 +58,37 @@ class Glm45Extractor(TextScanner):
             cut = _NAME_AT_END.fullmatch(self._buf, self._pos) if self._eof else None
             if cut is None:
                 return False
+            self.keep_markup(len(marker))
             self._pos = len(self._buf)  # F1: cut off in the name
-            self.truncated_call(cut.group(1) or None)
+            index = self.begin_call(cut.group(1) or None)
+            self.end_markup_call(index, MarkupCall(), cut=True)
             return True
+        self.keep_markup(len(marker))
         name = found.group(1)
         self.skip(found.end() - self._pos)
         escaped = _ESCAPED.match(self._buf, self._pos) is not None
         # decoding the escapes changes what was sent: it is named
         index = self.begin_call(name, repairs=("unescaped_markup",) if escaped else ())
         schema = self.schema_for(name)
-        args: dict[str, Any] = {}
-        m = yield (self.until, self._next_tag, None, False)
+        # the newlines between the tags of an escaped block are escaped too
+        read = MarkupCall("\\n" if escaped else "")
+        m = yield (self.until, self._next_tag, read.gap, False)
         while m == "<arg_key>":
             key, m = yield from self.capture(self._key_end)
             if m != "</arg_key>":
+                read.gap(key)  # a key tag that never closed
                 break
-            m = yield (self.until, self._value_open, None, False)
+            m = yield (self.until, self._value_open, read.gap, False)
             if m != "<arg_value>":
+                read.gap(key)  # a key without a value
                 continue
             raw, m = yield from self.capture(self._value_end)
             if m is None:
-                break  # the value was cut off: it is not kept
+                break  # the value was cut off: the markup keeps it
             key = key.strip()
             value = unescape(raw) if escaped else strip_newlines(raw)
-            args[key] = type_value(value, parameter_schema(schema, key))
+            read.put(key, type_value(value, parameter_schema(schema, key)))
             if m == "</arg_value>":
-                m = yield (self.until, self._next_tag, None, False)
-        if args:
-            self.arguments(index, args)
-        self.end_call(index, truncated=m is None)
+                m = yield (self.until, self._next_tag, read.gap, False)
+        self.end_markup_call(index, read, cut=m is None)
         return True

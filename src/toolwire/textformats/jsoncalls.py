@@ -150,7 +150,10 @@ class _Envelope:
         guess = _NAME_GUESS.search(head)
         if guess is None and self.bare:
             return (NOT_A_CALL, head)
-        self.sc.truncated_call(guess.group(1) if guess else None)
+        # nothing in it was read as arguments: the object as sent is the raw text
+        index = self.sc.begin_call(guess.group(1) if guess else None)
+        self.sc.sink.tool(index, None, None, {}, raw=head)
+        self.sc.end_call(index, truncated=True)
         return (TRUNCATED, "")
 
 

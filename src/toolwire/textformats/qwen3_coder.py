@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolwire.textformats.scanner import Grammar, Markers, TextScanner
+from toolwire.textformats.scanner import Grammar, Markers, MarkupCall, TextScanner
 from toolwire.textformats.values import parameter_schema, type_value
 
 
@@ -60,33 +60,28 @@ class Qwen3CoderExtractor(TextScanner):
     def _function(self) -> Grammar:
         """After ``<function=``: one call. Answers True if it closed, False if cut off
         or ended by the wrapper's close."""
+        self.keep_markup(len("<function="))
         name, m = yield from self.capture(self._name_end)
         name = name.strip()
         index = self.begin_call(name)
-        if m is None:
-            self.end_call(index, truncated=True)
-            return False
-        if m == self.WRAP_CLOSE:
-            self.end_call(index)  # <function=f></tool_call>: no parameters (F2)
+        if m is None or m == self.WRAP_CLOSE:
+            # cut off in the name (F1), or <function=f></tool_call>: no parameters (F2)
+            self.end_markup_call(index, MarkupCall(), cut=m is None)
             return False
         schema = self.schema_for(name)
-        args: dict[str, Any] = {}
-        m = yield (self.until, self._next_tag, None, False)
+        read = MarkupCall()
+        m = yield (self.until, self._next_tag, read.gap, False)
         while m == "<parameter=":
             key, m = yield from self.capture(self._key_end)
             if m != ">":
+                read.gap(key or m or "")  # a parameter tag that never closed
                 break
             raw, m = yield from self.capture(self._value_end)
             if m is None:
-                break  # the value was cut off: it is not kept
+                break  # the value was cut off: the markup keeps it
             key = key.strip()
-            args[key] = type_value(strip_newlines(raw), parameter_schema(schema, key))
+            read.put(key, type_value(strip_newlines(raw), parameter_schema(schema, key)))
             if m == "</parameter>":
-                m = yield (self.until, self._next_tag, None, False)
-        if args:
-            self.arguments(index, args)
-        if m is None:
-            self.end_call(index, truncated=True)  # F1: what was whole stays partial
-            return False
-        self.end_call(index)
+                m = yield (self.until, self._next_tag, read.gap, False)
+        self.end_markup_call(index, read, cut=m is None)
         return m == "</function>"

@@ -24,7 +24,7 @@ from toolwire.spec import ToolSpec
 from toolwire.textformats import loose
 from toolwire.textformats.need import NEED, Emit, Grammar, Request, _Need
 
-__all__ = ["NEED", "Emit", "Grammar", "Markers", "Request", "TextScanner", "_Need"]
+__all__ = ["NEED", "Emit", "Grammar", "Markers", "MarkupCall", "Request", "TextScanner", "_Need"]
 
 
 _SPACE = frozenset(" \t\r\n")
@@ -62,6 +62,42 @@ class Markers:
         return n
 
 
+class MarkupCall:
+    """The parameters of a call written as tags, and what its markup held that was
+    not read: text between (or inside) its tags other than whitespace (``gap`` is an
+    ``Emit`` for it), and parameters given twice. ``ignore``: text the format writes
+    between tags besides whitespace (GLM's escaped newline)."""
+
+    __slots__ = ("args", "gaps", "ignore", "repeated")
+
+    def __init__(self, ignore: str = "") -> None:
+        self.args: dict[str, Any] = {}
+        self.gaps: list[str] = []
+        self.repeated: list[str] = []
+        self.ignore = ignore
+
+    def gap(self, text: str) -> None:
+        self.gaps.append(text)
+
+    def put(self, key: str, value: Any) -> None:
+        if key in self.args:
+            self.repeated.append(key)  # the earlier value would be dropped
+        self.args[key] = value
+
+    def problems(self) -> list[str]:
+        """Why the markup cannot be read as sent (none: it can)."""
+        found = []
+        dropped = "".join(self.gaps)
+        if self.ignore:
+            dropped = dropped.replace(self.ignore, "")
+        dropped = dropped.strip()
+        if dropped:
+            excerpt = dropped if len(dropped) <= 40 else dropped[:37] + "..."
+            found.append(f"text in the call's markup that is not a tag: {excerpt!r}")
+        found += [f"parameter {key!r} given more than once" for key in self.repeated]
+        return found
+
+
 class TextScanner:
     """Base of every family extractor: feed text deltas, then close.
 
@@ -95,6 +131,10 @@ class TextScanner:
         self._pos = 0  # the unconsumed text is _buf[_pos:]
         self._eof = False
         self._failed = False
+        # the markup of the call being read, kept from ``keep_markup`` on: the text
+        # before ``_markup_from`` that a feed compacted away is in ``_markup``
+        self._markup: list[str] | None = None
+        self._markup_from = 0
         self._reasoning = start_in_reasoning
         self._build_markers()
         self._start()
@@ -110,8 +150,16 @@ class TextScanner:
         # compact once per feed, keeping a little consumed text so that a grammar
         # may still push back a marker or separator it read before this feed
         keep = max(0, self._pos - _PUSH_BACK_LIMIT)
-        self._buf = self._buf[keep:] + text if keep else self._buf + text
-        self._pos -= keep
+        if keep:
+            if self._markup is not None:
+                if keep > self._markup_from:
+                    self._markup.append(self._buf[self._markup_from : keep])
+                    self._markup_from = keep
+                self._markup_from -= keep
+            self._buf = self._buf[keep:] + text
+            self._pos -= keep
+        else:
+            self._buf += text
         self._drive()
 
     def close(self) -> None:
@@ -125,6 +173,7 @@ class TextScanner:
         # text fed after close (a provider sending content after its finish reason)
         # starts a fresh scan rather than being lost
         self._buf, self._pos, self._eof = "", 0, False
+        self._markup = None
         self._reasoning = False
         if not self._failed:
             self._start()
@@ -419,6 +468,21 @@ class TextScanner:
     def skip(self, n: int) -> None:
         self._pos += n
 
+    def keep_markup(self, back: int = 0) -> None:
+        """Start keeping the text of the call being read, from ``back`` characters
+        before the current position (its opening tag, just consumed; at most
+        ``_PUSH_BACK_LIMIT``): a call that cannot be read as sent carries it."""
+        assert back <= _PUSH_BACK_LIMIT and self._pos >= back
+        self._markup = []
+        self._markup_from = self._pos - back
+
+    def take_markup(self) -> str:
+        """The text kept since ``keep_markup``, up to the current position."""
+        parts = self._markup or []
+        parts.append(self._buf[self._markup_from : self._pos])
+        self._markup = None
+        return "".join(parts)
+
     @property
     def at_eof(self) -> bool:
         return self._eof and self._pos >= len(self._buf)
@@ -458,6 +522,22 @@ class TextScanner:
         if value is not None:
             self.arguments(index, value)
         self.end_call(index)
+
+    def end_markup_call(self, index: int, read: MarkupCall, *, cut: bool) -> None:
+        """Close a call read from tags (begun after ``keep_markup``), so that nothing
+        sent is lost. A call whose markup held something that was not read (see
+        ``MarkupCall``) is invalid, and its raw arguments are its markup as sent. A
+        call cut off (F1) is truncated: its whole parameters are its partial
+        arguments, and its markup as sent (the cut-off value too) its raw arguments."""
+        markup = self.take_markup()
+        problems = read.problems()
+        if cut:
+            self.sink.tool(index, None, None, read.args, raw=markup)
+        elif problems:
+            self.sink.tool(index, None, None, markup, unreadable="; ".join(problems))
+        elif read.args:
+            self.arguments(index, read.args)
+        self.end_call(index, truncated=cut)
 
     def truncated_call(self, name: str | None, value: Any = None, id: str | None = None) -> None:
         index = self.begin_call(name, id)

@@ -5,6 +5,7 @@ type may be missing); values typed by the schema. (Step-3.5 writes qwen3_coder.)
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from toolwire.textformats.invoke import InvokeExtractor
@@ -22,3 +23,4 @@ class Step3Extractor(InvokeExtractor):
     LEADS = (CALL_BEGIN,)  # each invoke sits in its own call markers, skipped between
     START = (CALLS_BEGIN,)
     STRAY = (CALLS_END, CALL_BEGIN, CALL_END, SEP)
+    GAP_MARKUP = re.compile(f"{CALL_BEGIN}|{CALL_END}|(?:function)?[ \t\r\n]*{SEP}")
