@@ -4,6 +4,7 @@ messages, validation errors or policy violations (issue 11, security)."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -247,3 +248,16 @@ def test_ordinary_values_are_kept(label: str, arguments: dict[str, Any]) -> None
 )  # fmt: skip
 def test_secret_key_variants(key: str) -> None:
     assert is_secret_key(key)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["a", "QUJD", "a.", "a:", "-p", "mysql -p", "-u a:", "a://b:", "password", "key: ", '"', "["],
+)
+def test_redaction_takes_linear_time_on_long_model_output(unit: str) -> None:
+    """Arguments are model output: no rule may go quadratic on a long run of text."""
+    text = unit * (200_000 // len(unit))
+    started = time.process_time()
+    redact_text(text)
+    redact({"note": text})
+    assert time.process_time() - started < 2.0

@@ -77,7 +77,10 @@ _DASH_P = re.compile(rf"""(?<![\w-])-p(?:{_NEXT_ITEM})?(?P<value>{_QUOTED}|[^\s"
 _USER_PASSWORD = re.compile(
     r"""(?<![\w-])(?:-u|--user)(?:\s+|=)?["']?(?P<user>[^\s:"'@/]+):(?P<value>[^\s"']+)"""
 )
-_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.\-]*://[^/\s:@]*:(?P<value>[^/\s@]+)@", re.I)
+# The lookbehind starts the scheme only where a run of scheme characters starts: linear time.
+_URL_PASSWORD = re.compile(
+    r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://[^/\s:@]*:(?P<value>[^/\s@]+)@", re.I
+)
 _SHAPES = re.compile(
     r"sk-[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic
     r"|[rs]k_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{16,}"  # Stripe
@@ -143,10 +146,11 @@ class Redactor:
     """Redaction for one call: the secrets found in its arguments are also removed from
     its other text (an error message that repeats a password, a second copy of it)."""
 
-    __slots__ = ("known",)
+    __slots__ = ("_ordered", "known")
 
     def __init__(self, arguments: Any = None) -> None:
         self.known: set[str] = set()
+        self._ordered: list[str] | None = None
         if arguments is not None:
             self._collect(arguments, False)
 
@@ -161,8 +165,9 @@ class Redactor:
             self._found(str(value))
 
     def _found(self, secret: str) -> None:
-        if len(secret) >= _MIN_KNOWN and secret != REDACTED:
+        if len(secret) >= _MIN_KNOWN and secret != REDACTED and secret not in self.known:
             self.known.add(secret)
+            self._ordered = None
 
     def value(self, value: Any) -> Any:
         """A copy of ``value`` (a JSON-like value) with secrets replaced."""
@@ -174,7 +179,8 @@ class Redactor:
                         v = REDACTED
                     else:
                         v = self.value(v)
-                    key = self.text(k)
+                    # A plain short name holds no secret; a long or odd key may be one.
+                    key = self.text(k) if len(k) > 16 or not k.isidentifier() else k
                     if key != k and key in out:  # two secret keys: keep both values
                         key = f"{key}#{len(out)}"
                     out[key] = v
@@ -193,7 +199,7 @@ class Redactor:
     def _argv(self, argv: list[str] | tuple[str, ...], out: list[Any]) -> None:
         """An argv list: the item after a flag that takes a secret (``--password x``,
         ``sshpass -p x``) is a secret."""
-        client = any(_PASSWORD_CLIENT.search(a) for a in argv)
+        client = "-p" in argv and any(_PASSWORD_CLIENT.search(a) for a in argv)
         for i, flag in enumerate(argv[:-1]):
             if flag[:1] != "-" or "=" in flag or argv[i + 1][:1] == "-":
                 continue
@@ -205,17 +211,28 @@ class Redactor:
         """``text`` with secrets replaced: by the rules, and the secrets already known."""
         if not text:
             return text
-        text = _ASSIGNMENT.sub(self._assignment, text)
-        text = _FLAG.sub(self._flag, text)
-        if _PASSWORD_CLIENT.search(text):
-            text = _DASH_P.sub(self._group, text)
-        text = _USER_PASSWORD.sub(self._user_password, text)
-        text = _URL_PASSWORD.sub(self._group, text)
+        # Each rule runs only on text that has what it needs (most strings have none).
+        if ":" in text or "=" in text:
+            text = _ASSIGNMENT.sub(self._assignment, text)
+        if "-" in text:
+            text = _FLAG.sub(self._flag, text)
+            if "-p" in text and _PASSWORD_CLIENT.search(text):
+                text = _DASH_P.sub(self._group, text)
+            if "-u" in text:
+                text = _USER_PASSWORD.sub(self._user_password, text)
+        if "://" in text and "@" in text:
+            text = _URL_PASSWORD.sub(self._group, text)
         text = _SHAPES.sub(self._whole, text)
-        for secret in sorted(self.known, key=len, reverse=True):
-            if secret in text:
-                text = text.replace(secret, REDACTED)
+        if self.known:
+            for secret in self._longest_first():
+                if secret in text:
+                    text = text.replace(secret, REDACTED)
         return text
+
+    def _longest_first(self) -> list[str]:
+        if self._ordered is None:
+            self._ordered = sorted(self.known, key=len, reverse=True)
+        return self._ordered
 
     def _replace(self, m: re.Match[str], value: str) -> str:
         """The match with its ``value`` group replaced (quotes kept)."""
