@@ -51,17 +51,19 @@ _NOT_A_SECRET_TOKEN = frozenset(
      "type", "ids", "page"}
 )  # fmt: skip
 
-# A key in text that might name a secret: the cheap test before ``is_secret_key``.
+# A flag that might name a secret: the cheap test before ``is_secret_key``.
 _HINT = (
     r"(?=[\w.\-]*?"
     r"(?i:pass|pw|secret|token|key|auth|cred|cookie|sess|sign|bearer|jwt|csrf|xsrf|otp))"
 )
 _QUOTED = r""""(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?"""
 _SCHEME = r"(?:(?i:bearer|basic|token|digest)\s+)?"
-# key=value, key: value, "key": "value", Authorization: Bearer value
-_ASSIGNMENT = re.compile(
-    rf"""(?<![\w.\-]){_HINT}(?P<key>[A-Za-z_][\w.\-]*)["']?\s*[:=]\s*"""
-    rf"""(?P<scheme>{_SCHEME})(?P<value>{_QUOTED}|\[[^\]\n]*\]?|\{{[^}}\n]*\}}?|[^\s,;&"'<>()\[\]{{}}]+)"""
+# key=value, key: value, "key": "value", Authorization: Bearer value. The value is read
+# only after a secret key, so a key inside another key's value is still seen
+# ("user: password=…") and the scan stays linear.
+_ASSIGNED_KEY = re.compile(r"""(?<![\w.\-])(?P<key>[A-Za-z_][\w.\-]*)["']?\s*[:=]\s*""")
+_ASSIGNED_VALUE = re.compile(
+    rf"""{_SCHEME}(?P<value>{_QUOTED}|\[[^\]\n]*\]?|\{{[^}}\n]*\}}?|[^\s,;&"'<>()\[\]{{}}]+)"""
 )
 # --password value, --api-key=value
 # Between a flag and its value: =, spaces, or the next item of a JSON argv list.
@@ -142,6 +144,13 @@ def _unquoted(value: str) -> str:
     return value
 
 
+def _quoted_like(value: str, text: str) -> str:
+    """``text`` in the quotes ``value`` had (a lone opening quote stays lone)."""
+    quote = value[0] if value[:1] in "\"'" else ""
+    closing = quote if quote and len(value) > 1 and value[-1] == quote else ""
+    return f"{quote}{text}{closing}"
+
+
 class Redactor:
     """Redaction for one call: the secrets found in its arguments are also removed from
     its other text (an error message that repeats a password, a second copy of it)."""
@@ -213,7 +222,7 @@ class Redactor:
             return text
         # Each rule runs only on text that has what it needs (most strings have none).
         if ":" in text or "=" in text:
-            text = _ASSIGNMENT.sub(self._assignment, text)
+            text = self._assignments(text)
         if "-" in text:
             text = _FLAG.sub(self._flag, text)
             if "-p" in text and _PASSWORD_CLIENT.search(text):
@@ -244,12 +253,26 @@ class Redactor:
         start -= m.start()
         end -= m.start()
         whole = m.group(0)
-        quote = value[0] if value[0] in "\"'" else ""
-        closing = quote if quote and len(value) > 1 and value[-1] == quote else ""
-        return f"{whole[:start]}{quote}{REDACTED}{closing}{whole[end:]}"
+        return f"{whole[:start]}{_quoted_like(value, REDACTED)}{whole[end:]}"
 
-    def _assignment(self, m: re.Match[str]) -> str:
-        return self._replace(m, m["value"]) if is_secret_key(m["key"]) else m.group(0)
+    def _assignments(self, text: str) -> str:
+        pieces: list[str] = []
+        done = 0  # text before this is written out
+        for m in _ASSIGNED_KEY.finditer(text):
+            if m.start() < done or not is_secret_key(m["key"]):
+                continue
+            v = _ASSIGNED_VALUE.match(text, m.end())
+            secret = _unquoted(v["value"]) if v else ""
+            if not v or not secret or secret == REDACTED:
+                continue
+            self._found(secret)
+            start, end = v.span("value")
+            pieces += [text[done:start], _quoted_like(v["value"], REDACTED)]
+            done = end
+        if not pieces:
+            return text
+        pieces.append(text[done:])
+        return "".join(pieces)
 
     def _flag(self, m: re.Match[str]) -> str:
         return self._replace(m, m["value"]) if is_secret_key(m["key"]) else m.group(0)
