@@ -85,6 +85,7 @@ SECRETS: list[tuple[str, dict[str, Any], str | None]] = [
         None,
     ),
     ("qs-key-2468", {"url": "https://api.example.com/v1?api_key=qs-key-2468&q=x"}, None),
+    ("overlap-pw-1", {"note": "token_type: password=overlap-pw-1"}, None),
     # command strings and argv lists
     ("cmd-pg-2211", {"command": "PGPASSWORD=cmd-pg-2211 psql -h db -U app"}, None),
     ("mysql-glued-99", {"command": "mysql -uroot -pmysql-glued-99 app"}, None),

@@ -143,6 +143,10 @@ async def test_path_policy_keeps_ordinary_values() -> None:
     assert await status(engine, "copy", {"note": "profile: see https://x.org/a/b"}) == "ok"
     assert await status(engine, "copy", {"target": "src/out.txt"}) == "ok"
     assert await status(engine, "copy", {"target": "https://example.com/upload"}) == "ok"
+    # file contents are not paths, even when they start with a slash
+    assert await status(engine, "copy", {"note": "/* header */\nint x;"}) == "ok"
+    assert await status(engine, "copy", {"note": "// a comment"}) == "ok"
+    assert await status(engine, "copy", {"note": "~5 minutes"}) == "ok"
 
 
 async def test_path_policy_follows_symbolic_links(tmp_path: Any) -> None:

@@ -129,8 +129,10 @@ _PATH_WORD = re.compile(
     r"|dest|destination|source|src|targets?|location"
 )
 _NOT_A_PATH_WORD = frozenset({"profile", "profiles"})
-# A value that is a path whatever its key: absolute, home, explicitly relative, a file URL.
-_PATH_START = ("/", "~", "./", "../")
+# A value that is a path whatever its key: one line that starts like a path (absolute but
+# not a "/* comment", home, ./ or ../, a file: URL) or climbs with "/../".
+_PATH_VALUE = re.compile(r"\s*(?:/(?!\*(?:\s|$)|/\s)|~[\w.\-]*(?:/|$)|\.\.?(?:/|$)|file:)", re.I)
+_PATH_MAX = 4096
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
 
 
@@ -145,14 +147,9 @@ def names_a_path(key: str) -> bool:
 
 
 def looks_like_a_path(value: str) -> bool:
-    text = value.strip()
-    return (
-        text.startswith(_PATH_START)
-        or text[:5].lower() == "file:"
-        or text in (".", "..")
-        or "/../" in text
-        or text.endswith("/..")
-    )
+    if len(value) > _PATH_MAX or "\n" in value:
+        return False
+    return _PATH_VALUE.match(value) is not None or "/../" in value or value.endswith("/..")
 
 
 class PathPolicy:
@@ -160,12 +157,12 @@ class PathPolicy:
 
     Checks every string argument, at any depth, whose key names a path (``path``,
     ``file_path``, ``files``, ``filename``, ``file_name``, ``target``, ``cwd``, …; or
-    exactly ``keys`` when given) or whose value is one (absolute, ``~``, ``./``, ``../``
-    or a ``file:`` URL). A path is read every way a tool might: as the OS resolves it
-    (``//etc`` is ``/etc``, ``..`` resolved against ``base``, symbolic links followed
-    when ``follow_symlinks``), percent-decoded from a ``file:`` URL, cut at a NUL, and
-    without surrounding spaces; each reading must pass. URLs of other schemes are not
-    paths.
+    exactly ``keys`` when given) or whose value is one (a line that starts ``/``, ``~``,
+    ``./``, ``../`` or ``file:``, or climbs with ``/../``). A path is read every way a
+    tool might: as the OS resolves it (``//etc`` is ``/etc``, ``..`` resolved against
+    ``base``, symbolic links followed when ``follow_symlinks``), percent-decoded from a
+    ``file:`` URL, cut at a NUL, and without surrounding spaces; each reading must pass.
+    URLs of other schemes are not paths.
     """
 
     def __init__(
