@@ -64,3 +64,50 @@ def test_unknown_name_with_nothing_close_lists_available_tools() -> None:
     assert "available tools: TodoWrite, get_weather, list_dir, read_file" in unknown_tool_message(
         "zzz", match, DECLARED
     )
+
+
+@pytest.mark.parametrize(
+    ("sent", "declared"),
+    [
+        ("sha256", "sha"),  # a bare trailing number is part of the name
+        ("log10", "log"),
+        ("python3", "python"),
+        ("rm_rf2", "rm_rf"),
+        ("rm_rf_2", "rm_rf"),
+        ("do not call delete_all", "delete_all"),  # not a word out of a phrase
+        ("please read_file", "read_file"),
+        ("\u212aill", "kill"),  # KELVIN SIGN: a compatibility character
+        ("\uff4bill", "kill"),  # FULLWIDTH k
+        ("\u00a0kill", "kill"),  # NO-BREAK SPACE
+        ("functions.\u212aill", "kill"),
+        ("call_delete_all", "delete_all"),  # not a documented decoration
+        ("tool_search", "search"),
+    ],
+)
+def test_undeclared_names_never_map_onto_a_different_tool_F18_F21(sent: str, declared: str) -> None:
+    tools = {declared, "get_weather"}
+    match = resolve_tool_name(sent, tools)
+    assert match.name is None
+    # F21: still an invalid call whose error names the closest declared tools
+    assert declared in unknown_tool_message(sent, match, tools)
+
+
+@pytest.mark.parametrize(
+    ("sent", "declared", "expected"),
+    [
+        ("sha256", {"sha256", "sha"}, "sha256"),
+        ("functions.sha256:0", {"sha256", "sha"}, "sha256"),
+        ("call_functionssha2561", {"sha256", "sha"}, "sha256"),  # Kimi counter 1
+        ("call_functionssha3", {"sha256", "sha"}, "sha"),
+        ("functionslist_directory", {"list_directory"}, "list_directory"),
+        ("FUNCTIONSlist_directory:0", {"list_directory"}, "list_directory"),
+        ("call_functionslist_directory12", {"list_directory"}, "list_directory"),
+        ("tools.read_file", {"read_file"}, "read_file"),
+    ],
+)
+def test_documented_decorations_still_strip_F18(
+    sent: str, declared: set[str], expected: str
+) -> None:
+    match = resolve_tool_name(sent, declared)
+    repair = None if sent == expected else f"name:{sent}->{expected}"
+    assert (match.name, match.repair) == (expected, repair)

@@ -19,7 +19,7 @@ import anyio
 import anyio.to_thread
 
 from toolwire.audit.record import ExecutionRecord, Status, TaskRecord
-from toolwire.audit.redact import arguments_hash, canonical_json, redact
+from toolwire.audit.redact import Redactor, arguments_hash, canonical_json
 from toolwire.audit.sinks import AuditSink
 from toolwire.audit.sqlite import SQLiteSink, default_audit_path
 from toolwire.engine.deadlines import DeadlineTimer
@@ -112,6 +112,7 @@ class _Texts:
         "canonical",
         "content",
         "full",
+        "redactor",
         "result_chars",
         "result_tokens",
         "stored",
@@ -129,6 +130,7 @@ class _Texts:
         self.canonical: bytes | None = None
         self.arguments_text = ""
         self.stored: str | None = None
+        self.redactor: Redactor | None = None  # set for calls that store or failed
         self.result_chars = 0
         self.result_tokens = 0
         self.truncated = False
@@ -770,12 +772,19 @@ class ToolEngine:
                     canonical = None
             texts.canonical = canonical
             texts.arguments_text = canonical.decode() if canonical is not None else ""
-        if self.store_arguments:
+        if self.store_arguments or (state.status or "tool_error") != "ok":
+            # Only calls that store their arguments or failed pay for redaction. The
+            # arguments are read first: a secret found there is removed from the errors.
             if args is NOT_GIVEN:
-                texts.stored = redact(state.raw_arguments)
+                texts.redactor = Redactor()
+                raw = texts.redactor.text(state.raw_arguments)
+                texts.stored = raw if self.store_arguments else None
             else:
                 try:
-                    texts.stored = dumps(redact(args), default=text_of)
+                    texts.redactor = Redactor(args)
+                    redacted = texts.redactor.value(args)
+                    if self.store_arguments:
+                        texts.stored = dumps(redacted, default=text_of)
                 except (NotJSONError, RecursionError):
                     texts.stored = None
         return texts
@@ -787,6 +796,16 @@ class ToolEngine:
         content = texts.content
         if status == "tool_error" and texts.full is not None:
             state.error_message = content[:2000]
+        error_message = state.error_message
+        validation_errors = tuple(state.validation_errors)
+        violations = tuple(state.violations)
+        if status != "ok":
+            # Only calls that failed pay for this: their texts can repeat the arguments.
+            redactor = texts.redactor or Redactor()
+            if error_message:
+                error_message = redactor.text(error_message)
+            validation_errors = tuple(map(redactor.text, validation_errors))
+            violations = tuple(map(redactor.text, violations))
         tool = state.tool
         extra = state.extra
         executor = extra.pop("executor", None)
@@ -809,13 +828,13 @@ class ToolEngine:
         r.turn = state.turn
         r.executor = executor
         r.error_type = state.error_type
-        r.error_message = state.error_message
+        r.error_message = error_message
         r.arguments_sha256 = arguments_hash(canonical) if canonical is not None else None
         r.arguments = texts.stored
         r.arguments_tokens = texts.arguments_tokens
         r.repairs = tuple(state.repairs)
-        r.validation_errors = tuple(state.validation_errors)
-        r.violations = tuple(state.violations)
+        r.validation_errors = validation_errors
+        r.violations = violations
         r.policy_decision = state.decision
         r.approval_id = state.approval_id
         r.result_chars = texts.result_chars

@@ -19,7 +19,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
+from urllib.parse import unquote, urlsplit
 
+from toolwire.identifiers import identifier_words, snake_words
 from toolwire.tools.base import Tool
 
 Action = Literal["allow", "deny", "approve"]
@@ -120,17 +122,47 @@ def _strings(value: Any, key: str | None = None) -> Iterator[tuple[str | None, s
             yield from _strings(v, key)
 
 
-_PATH_KEY = re.compile(
-    r"(path|file|dir|directory|folder|cwd|root|dest|destination|source|src)s?$", re.I
+# The last word of a key that names a path: path, file_path, files, filename, file_name,
+# outfile, workdir, target, … (but not "profile").
+_PATH_WORD = re.compile(
+    r".*(?:path|dir|file|folder)s?|(?:file|path|dir)names?|director(?:y|ies)|cwd|root"
+    r"|dest|destination|source|src|targets?|location"
 )
+_NOT_A_PATH_WORD = frozenset({"profile", "profiles"})
+# A value that is a path whatever its key: one line that starts like a path (absolute but
+# not a "/* comment", home, ./ or ../, a file: URL) or climbs with "/../".
+_PATH_VALUE = re.compile(r"\s*(?:/(?!\*(?:\s|$)|/\s)|~[\w.\-]*(?:/|$)|\.\.?(?:/|$)|file:)", re.I)
+_PATH_MAX = 4096
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+def names_a_path(key: str) -> bool:
+    words = identifier_words(key)
+    if not words:
+        return False
+    last = words[-1]
+    if last in ("name", "names") and len(words) > 1:
+        last = words[-2] + last  # file_name → filename
+    return last not in _NOT_A_PATH_WORD and _PATH_WORD.fullmatch(last) is not None
+
+
+def looks_like_a_path(value: str) -> bool:
+    if len(value) > _PATH_MAX or "\n" in value:
+        return False
+    return _PATH_VALUE.match(value) is not None or "/../" in value or value.endswith("/..")
 
 
 class PathPolicy:
     """Argument rule for file paths: deny paths under ``deny`` or outside ``allow``.
 
-    Checks string arguments under keys that name a path (``path``, ``file_path``,
-    ``files``, ``cwd``, ``directory``, …; or exactly ``keys`` when given). Paths are
-    normalized first (``..`` resolved against ``base``), so ``/work/../etc`` is ``/etc``.
+    Checks every string argument, at any depth, whose key names a path (``path``,
+    ``file_path``, ``files``, ``filename``, ``file_name``, ``target``, ``cwd``, …; or
+    exactly ``keys`` when given) or whose value is one (a line that starts ``/``, ``~``,
+    ``./``, ``../`` or ``file:``, or climbs with ``/../``). A path is read every way a
+    tool might: as the OS resolves it (``//etc`` is ``/etc``, ``..`` resolved against
+    ``base``, symbolic links followed when ``follow_symlinks``), percent-decoded from a
+    ``file:`` URL, cut at a NUL, and without surrounding spaces; each reading must pass.
+    URLs of other schemes are not paths.
     """
 
     def __init__(
@@ -140,16 +172,60 @@ class PathPolicy:
         deny: Sequence[str] = (),
         keys: Sequence[str] | None = None,
         base: str = "/",
+        follow_symlinks: bool = True,
     ) -> None:
-        self.allow = [self._norm(p, base) for p in allow]
-        self.deny = [self._norm(p, base) for p in deny]
-        self.keys = set(keys) if keys is not None else None
         self.base = base
+        self.follow_symlinks = follow_symlinks
+        self.allow = [self._norm(p) for p in allow]
+        self.deny = [self._norm(p) for p in deny]
+        # A prefix matches in its written form and, when links are followed, its real one.
+        self._allow = self._with_real(self.allow)
+        self._deny = self._with_real(self.deny)
+        self.keys = set(keys) if keys is not None else None
+
+    def _norm(self, path: str) -> str:
+        """The path as the OS reads it, without touching the file system."""
+        joined = posixpath.join(self.base, os.path.expanduser(path))
+        normal = posixpath.normpath(joined)
+        if normal.startswith("//"):  # POSIX leaves a leading "//" open; Linux reads "/"
+            normal = "/" + normal.lstrip("/")
+        return normal
+
+    def _with_real(self, prefixes: list[str]) -> list[str]:
+        if not self.follow_symlinks:
+            return prefixes
+        return list(dict.fromkeys([*prefixes, *(os.path.realpath(p) for p in prefixes)]))
+
+    def _readings(self, value: str) -> set[str]:
+        """Every path ``value`` can stand for (normalized)."""
+        texts = {value, value.strip(), value.split("\x00", 1)[0]}
+        paths: set[str] = set()
+        for text in texts:
+            if text[:5].lower() == "file:":
+                candidates = self._file_url_paths(text)
+            elif _URL.match(text):
+                continue
+            else:
+                candidates = [text]
+            for path in candidates:
+                if not path:
+                    continue
+                normal = self._norm(path)
+                paths.add(normal)
+                if self.follow_symlinks and "\x00" not in normal:  # the cut reading has it
+                    paths.add(os.path.realpath(normal))
+        return paths
 
     @staticmethod
-    def _norm(path: str, base: str) -> str:
-        expanded = os.path.expanduser(path)
-        return posixpath.normpath(posixpath.join(base, expanded))
+    def _file_url_paths(url: str) -> list[str]:
+        """``file:///etc/x`` and ``file://localhost/etc/x`` are ``/etc/x``; a host that is
+        more likely a mistyped first directory (``file://etc/x``) is read both ways."""
+        parts = urlsplit(url)
+        path = unquote(parts.path)
+        host = parts.netloc.rsplit("@", 1)[-1].lower()
+        if host in ("", "localhost"):
+            return [path]
+        return [path, f"/{unquote(host)}{path}"]
 
     @staticmethod
     def _under(path: str, prefix: str) -> bool:
@@ -160,49 +236,84 @@ class PathPolicy:
             return False
         if self.keys is not None:
             return key in self.keys
-        return _PATH_KEY.search(key) is not None
+        return names_a_path(key)
 
     def check(self, request: PolicyRequest) -> Decision | None:
         for key, value in _strings(dict(request.arguments)):
-            if not self._is_path_key(key) or not value:
+            if not value or not (self._is_path_key(key) or looks_like_a_path(value)):
                 continue
-            path = self._norm(value, self.base)
-            for prefix in self.deny:
-                if self._under(path, prefix):
+            for path in self._readings(value):
+                for prefix in self._deny:
+                    if self._under(path, prefix):
+                        return Decision(
+                            "deny",
+                            f"argument {key}={value!r} is under denied path {prefix}",
+                            "path",
+                        )
+                if self.allow and not any(self._under(path, p) for p in self._allow):
                     return Decision(
-                        "deny", f"argument {key}={value!r} is under denied path {prefix}", "path"
+                        "deny",
+                        f"argument {key}={value!r} is outside the allowed paths "
+                        f"({', '.join(self.allow)})",
+                        "path",
                     )
-            if self.allow and not any(self._under(path, p) for p in self.allow):
-                return Decision(
-                    "deny",
-                    f"argument {key}={value!r} is outside the allowed paths "
-                    f"({', '.join(self.allow)})",
-                    "path",
-                )
         return None
+
+
+_ARGV_KEYS = frozenset({"args", "argv", "arguments"})
 
 
 class CommandPolicy:
     """Argument rule for commands: deny when a command string matches a ``deny`` regex.
 
-    Looks at string arguments under ``keys`` (default: command, cmd, script, shell,
-    code); list values (argv) are joined with spaces first.
+    Looks at every string, at any depth, under a key that names a command: one of
+    ``keys`` (default: command, cmd, cmdline, script, shell, code, argv) in any case
+    style, or ending in one (``Command``, ``shell_command``, ``opts.command``). Lists
+    (argv) are checked item by item and joined with spaces; a command split over keys
+    (``{"command": "rm", "args": ["-rf", "/"]}``) is checked joined too. The rule
+    reads text; it is a guard rail, not a shell parser or a sandbox.
     """
 
     def __init__(
         self,
         *,
         deny: Sequence[str],
-        keys: Sequence[str] = ("command", "cmd", "script", "shell", "code"),
+        keys: Sequence[str] = ("command", "cmd", "cmdline", "script", "shell", "code", "argv"),
     ) -> None:
         self.deny = [re.compile(p) for p in deny]
-        self.keys = set(keys)
+        self.keys = {snake_words(k) for k in keys}
+
+    def _is_command_key(self, key: str) -> bool:
+        words = snake_words(key)
+        return words in self.keys or words.rsplit("_", 1)[-1] in self.keys
+
+    def _texts(self, value: Any, key: str | None) -> Iterator[tuple[str, str]]:
+        """``(key, text)`` for every command text inside ``value``; ``key`` is the
+        command key ``value`` sits under (None: not under one yet)."""
+        if isinstance(value, str):
+            if key is not None:
+                yield key, value
+        elif isinstance(value, Mapping):
+            command: str | None = None
+            argv: list[Any] | None = None
+            for k, v in value.items():
+                name = str(k)
+                is_command = key is None and self._is_command_key(name)
+                yield from self._texts(v, name if is_command else key)
+                if is_command and isinstance(v, str):
+                    command = v
+                elif isinstance(v, list) and snake_words(name) in _ARGV_KEYS:
+                    argv = v
+            if command is not None and argv is not None:
+                yield "command", " ".join([command, *map(str, argv)])
+        elif isinstance(value, list | tuple):
+            for v in value:
+                yield from self._texts(v, key)
+            if key is not None and value and all(isinstance(v, str) for v in value):
+                yield key, " ".join(value)
 
     def check(self, request: PolicyRequest) -> Decision | None:
-        for key, value in request.arguments.items():
-            if key not in self.keys:
-                continue
-            text = " ".join(map(str, value)) if isinstance(value, list) else str(value)
+        for key, text in self._texts(request.arguments, None):
             for pattern in self.deny:
                 if pattern.search(text):
                     return Decision(
