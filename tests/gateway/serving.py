@@ -9,6 +9,8 @@ import uvicorn
 
 from toolwire.gateway import GatewayConfig, create_app
 
+KEY = "gw-test-key"  # the gateway key of the test gateways
+
 
 class GatewayServer:
     def __init__(self, config: GatewayConfig) -> None:

@@ -5,23 +5,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
 import httpx
 import openai
 import pytest
-from gateway.serving import GatewayServer
+from gateway.serving import KEY, GatewayServer
 from upstream import WEATHER_SCHEMA, ScriptedUpstream
 
 from toolwire.audit import MemorySink
-from toolwire.client import ClientTimeouts, RetryPolicy
-from toolwire.gateway import ERRORS_KEY, UNREADABLE_KEY, GatewayConfig
+from toolwire.gateway import ERRORS_KEY, UNREADABLE_KEY
 
 pytestmark = pytest.mark.gateway
 
-KEY = "gw-test-key"
 OPENAI_TOOLS: list[Any] = [
     {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}}
 ]
@@ -35,32 +32,6 @@ EXPECTED: dict[str, dict[str, Any] | None] = {
     "f35-fenced": {"city": "Rome"},  # F35
     "f33-cut-off": None,  # F33
 }
-
-
-@pytest.fixture(scope="module")
-def sink() -> MemorySink:
-    return MemorySink()
-
-
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[ScriptedUpstream]:
-    with ScriptedUpstream() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def gateway(upstream: ScriptedUpstream, sink: MemorySink) -> Iterator[GatewayServer]:
-    config = GatewayConfig(
-        upstream_url=upstream.url,
-        text_format="auto",
-        api_keys=(KEY,),
-        audit=sink,
-        max_body_bytes=256 * 1024,
-        timeouts=ClientTimeouts(read=1.0),
-        retry=RetryPolicy(attempts=2, backoff=0.01, max_backoff=0.02),
-    )
-    with GatewayServer(config) as server:
-        yield server
 
 
 def openai_client(gateway: GatewayServer, key: str = KEY) -> openai.OpenAI:

@@ -25,6 +25,7 @@ from toolwire.providers.requests import (
     anthropic_to_openai,
     openai_to_anthropic,
 )
+from toolwire.providers.responses_request import responses_to_openai
 from toolwire.providers.tooldefs import (
     gemini_schema,
     spec_from_definition,
@@ -226,6 +227,42 @@ JSON = st.recursive(
 )
 
 
+def responses_request() -> dict[str, Any]:
+    """A Responses request as Codex CLI sends it (issue 12)."""
+    return {
+        "model": "gpt",
+        "instructions": "be brief",
+        "input": [
+            {"type": "message", "role": "developer",
+             "content": [{"type": "input_text", "text": "d"}]},
+            {"role": "user", "content": [{"type": "input_text", "text": "hi"},
+                                         {"type": "input_image", "image_url": "data:x"}]},
+            {"type": "reasoning", "id": "rs", "summary": [], "encrypted_content": "e"},
+            {"type": "function_call", "call_id": "c1", "name": "get_weather",
+             "arguments": '{"city": "Lima"}'},
+            {"type": "function_call", "call_id": "c2", "name": "read",
+             "namespace": "mcp__fs__", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
+            {"type": "function_call_output", "call_id": "c2",
+             "output": [{"type": "input_text", "text": "x"}]},
+        ],
+        "tools": [
+            {"type": "function", "name": "get_weather", "parameters": SCHEMA},
+            {"type": "namespace", "name": "mcp__fs__", "description": "fs",
+             "tools": [{"type": "function", "name": "read", "parameters": SCHEMA}]},
+            {"type": "web_search"},
+        ],
+        "tool_choice": {"type": "function", "name": "get_weather"},
+        "parallel_tool_calls": True,
+        "store": False,
+        "include": ["reasoning.encrypted_content"],
+        "reasoning": {"effort": "low", "summary": "auto"},
+        "text": {"format": {"type": "json_schema", "name": "w", "schema": SCHEMA}},
+        "max_output_tokens": 100,
+        "stream": True,
+    }  # fmt: skip
+
+
 def mutated(seed: Callable[[], dict[str, Any]]) -> st.SearchStrategy[Any]:
     """``seed()`` after one to four structural mutations."""
 
@@ -245,6 +282,7 @@ def arbitrary(keys: list[str]) -> st.SearchStrategy[dict[str, Any]]:
 
 ANTHROPIC_KEYS = [*anthropic_request(), "messages"]
 OPENAI_KEYS = [*openai_request(), "functions"]
+RESPONSES_KEYS = [*responses_request(), "previous_response_id"]
 
 
 def translates_or_names_a_field(translate: Callable[[Any], Any], body: Any) -> None:
@@ -262,6 +300,7 @@ def test_the_seeds_translate_cleanly() -> None:
     """The unmutated seeds are valid (so the mutations start from real requests)."""
     assert anthropic_to_openai(anthropic_request()).request["messages"]
     assert openai_to_anthropic(openai_request()).request["messages"]
+    assert len(responses_to_openai(responses_request()).request["messages"]) == 6
     for definition in TOOL_DEFINITIONS:
         assert spec_from_definition(definition).parameters == SCHEMA
 
@@ -276,6 +315,12 @@ def test_anthropic_to_openai_raises_only_its_error(body: Any) -> None:
 @given(st.one_of(mutated(openai_request), arbitrary(OPENAI_KEYS)))
 def test_openai_to_anthropic_raises_only_its_error(body: Any) -> None:
     translates_or_names_a_field(openai_to_anthropic, body)
+
+
+@FUZZ
+@given(st.one_of(mutated(responses_request), arbitrary(RESPONSES_KEYS)))
+def test_responses_to_openai_raises_only_its_error(body: Any) -> None:
+    translates_or_names_a_field(responses_to_openai, body)
 
 
 def every_tool_translation(definition: Any) -> None:

@@ -33,6 +33,7 @@ from toolwire.providers.requests import (
     anthropic_to_openai,
     openai_to_anthropic,
 )
+from toolwire.providers.responses_request import responses_to_openai
 from toolwire.providers.tooldefs import ToolNameMap
 
 # the path each wire's chat endpoint has under the API base
@@ -251,6 +252,13 @@ def _translate(body: Mapping[str, Any], source: str, target: str) -> RequestTran
         return anthropic_to_openai(body)
     if (source, target) == ("openai-chat", "anthropic"):
         return openai_to_anthropic(body)
+    if source == "openai-responses":
+        chat = responses_to_openai(body)
+        if target == "openai-chat":
+            return chat
+        if target == "anthropic":  # by way of Chat Completions; the names fit both
+            onward = openai_to_anthropic(chat.request)
+            return RequestTranslation(onward.request, chat.lossy + onward.lossy, chat.names)
     raise ValueError(f"cannot translate a {source} request to {target} yet")
 
 

@@ -17,6 +17,7 @@ the same object the stream's terminal event carries.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from toolwire.encoders.base import StreamEncoder, arguments_text, sse, usage_or_empty
@@ -42,12 +43,24 @@ def responses_usage_dict(usage: Usage) -> dict[str, Any]:
 class OpenAIResponsesEncoder(StreamEncoder):
     format_name = "openai-responses"
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(
+        self, *, namespaces: Mapping[str, tuple[str, str]] | None = None, **kwargs: Any
+    ) -> None:
+        """``namespaces``: qualified name → (namespace, name) for functions the request
+        declared inside ``namespace`` tools; their calls go out split so."""
         super().__init__(**kwargs)
+        self.namespaces = dict(namespaces or {})
         self._seq = 0
         self._items: list[dict[str, Any]] = []  # output items, by output_index
         self._open: dict[str, Any] | None = None  # the open message / reasoning item
         self._text_parts: list[str] = []
+
+    def name_fields(self, name: str) -> dict[str, str]:
+        """A call item's ``name`` (and ``namespace``, for a namespaced function)."""
+        found = self.namespaces.get(name)
+        if found is None:
+            return {"name": name}
+        return {"name": found[1], "namespace": found[0]}
 
     @property
     def response_id(self) -> str:
@@ -219,7 +232,7 @@ class OpenAIResponsesEncoder(StreamEncoder):
             "type": "function_call",
             "id": f"fc_{self.message_id}_{len(self._items)}",
             "call_id": self.call_id(call_id, slot, "call_"),
-            "name": name,
+            **self.name_fields(name),
             "arguments": "",
             "status": "in_progress",
         }
@@ -301,7 +314,7 @@ class OpenAIResponsesBodyEncoder(WholeBodyEncoder, OpenAIResponsesEncoder):
                         "type": "function_call",
                         "id": f"fc_{self.message_id}_{index}",
                         "call_id": self.call_id(call.id, call.slot, "call_"),
-                        "name": call.name,
+                        **self.name_fields(call.name),
                         "arguments": arguments_text(call),
                         "status": "incomplete" if call.status == "truncated" else "completed",
                     }

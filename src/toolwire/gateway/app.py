@@ -1,7 +1,8 @@
 """The gateway's HTTP app (starlette): routes, keys, limits, errors.
 
-Routes: ``POST /v1/chat/completions`` (OpenAI clients), ``POST /v1/messages`` (Anthropic
-clients, ``?beta=true`` too), ``POST /v1/messages/count_tokens``, ``GET /v1/models``,
+Routes: ``POST /v1/chat/completions`` (OpenAI clients), ``POST /v1/responses`` (OpenAI
+Responses clients: Codex CLI), ``POST /v1/messages`` (Anthropic clients, ``?beta=true``
+too), ``POST /v1/messages/count_tokens``, ``GET /v1/models``,
 ``GET|HEAD /`` and ``/healthz``. Every error reaches the client in its own API's
 format; nothing escapes as a traceback.
 """
@@ -123,7 +124,10 @@ def create_app(config: GatewayConfig) -> Starlette:
             return error_response(front, 400, "the request body is not JSON")
         if not isinstance(body, dict):
             return error_response(front, 400, "the request body must be a JSON object")
-        if not isinstance(body.get("messages"), list):
+        if front == "openai-responses":
+            if not isinstance(body.get("input"), str | list):
+                return error_response(front, 400, "input: a string or a list is required")
+        elif not isinstance(body.get("messages"), list):
             return error_response(front, 400, "messages: a list is required")
         return body
 
@@ -161,6 +165,9 @@ def create_app(config: GatewayConfig) -> Starlette:
 
     async def messages(request: Request) -> Response:
         return await relay(request, "anthropic")
+
+    async def responses(request: Request) -> Response:
+        return await relay(request, "openai-responses")
 
     async def count_tokens(request: Request) -> Response:
         body = await read_json(request, "anthropic")
@@ -217,6 +224,7 @@ def create_app(config: GatewayConfig) -> Starlette:
     routes = [
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
         Route("/v1/messages", messages, methods=["POST"]),
+        Route("/v1/responses", responses, methods=["POST"]),
         Route("/v1/messages/count_tokens", count_tokens, methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/", health, methods=["GET", "HEAD"]),

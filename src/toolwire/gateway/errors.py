@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from toolwire.client import UpstreamError
 
-Front = Literal["openai-chat", "anthropic"]
+Front = Literal["openai-chat", "anthropic", "openai-responses"]
 
 _ANTHROPIC_TYPES = {
     400: "invalid_request_error",

@@ -27,7 +27,7 @@ def _texts(value: Any, out: list[str]) -> None:
         if kind in ("image", "image_url", "document", "file"):
             out.append("x" * 1500)  # a picture costs about that much; its bytes are not text
             return
-        for key in ("text", "thinking", "content", "input", "arguments", "name"):
+        for key in ("text", "thinking", "content", "input", "arguments", "name", "output"):
             if key in value:
                 item = value[key]
                 if isinstance(item, str):
@@ -45,8 +45,10 @@ def _texts(value: Any, out: list[str]) -> None:
 def estimate_input_tokens(body: Mapping[str, Any]) -> int:
     texts: list[str] = []
     _texts(body.get("system"), texts)
+    _texts(body.get("instructions"), texts)  # Responses
     for message in body.get("messages") or []:
         _texts(message, texts)
+    _texts(body.get("input"), texts)
     tools = body.get("tools")
     if tools:
         texts.append(orjson.dumps(tools).decode())

@@ -28,13 +28,15 @@ from toolwire.gateway.delivery import CallDelivery, call_record
 from toolwire.gateway.errors import Front
 from toolwire.gateway.estimate import estimate_input_tokens
 from toolwire.parser import StreamParser
+from toolwire.providers.responses_request import namespaces_of
 from toolwire.providers.tooldefs import spec_from_definition
 from toolwire.spec import ToolSpec, ToolSpecError
 
 
 def declared_tools(body: Mapping[str, Any]) -> list[ToolSpec]:
-    """The request's function tools; server tools (web search, …) have no schema to
-    check against and are left to the translation, which reports them."""
+    """The function tools of a request in the upstream's wire format (translated:
+    names as the upstream knows them; server tools the translation kept have no
+    schema to check against)."""
     specs: list[ToolSpec] = []
     for tool in body.get("tools") or []:
         if not isinstance(tool, Mapping) or tool.get("type") not in (None, "custom", "function"):
@@ -65,19 +67,20 @@ class Relay:
         self.prepared = client.prepare(body, front)  # ValueError: cannot be translated
         self.streaming = self.prepared.stream
         self.model = str(body.get("model") or config.model or "toolwire")
-        tools = declared_tools(body)
         names = self.prepared.names
         self.parser = StreamParser(
-            client.format,
-            names.wire_specs(tools) if names is not None else tools,
-            text_format=config.text_format,
+            client.format, declared_tools(self.prepared.body), text_format=config.text_format
         )
         self.delivery = CallDelivery(arguments_are_objects=front == "anthropic", names=names)
+        options: dict[str, Any] = {}
+        if front == "openai-responses":
+            options["namespaces"] = namespaces_of(body)
         self.encoder = make_encoder(
             front,
             whole=not self.streaming,
             model=self.model,
             input_tokens=estimate_input_tokens(body),
+            **options,
         )
         self.errors: list[str] = []
         self.response: UpstreamResponse | None = None
