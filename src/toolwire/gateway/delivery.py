@@ -10,6 +10,9 @@
   "toolwire_errors": [<what is wrong>]}``: never a silent ``{}``, and a client that
   checks the input against the tool's schema (as Claude Code does) reports it back.
 - Names shortened for the upstream are restored before anything else.
+- Call ids become the client's shape (``callids``): ``toolu_…`` for Anthropic
+  clients, ``call_…`` for OpenAI ones, unique within the answer; the upstream's id
+  travels inside and is restored when the results come back.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from dataclasses import dataclass
 from toolwire.audit.record import ExecutionRecord, Status
 from toolwire.audit.redact import arguments_hash, canonical_json
 from toolwire.events import CallFinished, Event, ToolCall
+from toolwire.gateway.callids import client_call_id, fresh_call_id
+from toolwire.gateway.errors import Front
 from toolwire.providers.tooldefs import ToolNameMap
 
 UNREADABLE_KEY = "toolwire_unreadable_arguments"
@@ -41,15 +46,28 @@ class PassedCall:
     call: ToolCall
     delivered: bool
     finished_at: float  # time.monotonic()
+    upstream_id: str | None = None
 
 
 class CallDelivery:
     """The per-request event filter between the parser and the client's encoder."""
 
-    def __init__(self, *, arguments_are_objects: bool, names: ToolNameMap | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        arguments_are_objects: bool,
+        names: ToolNameMap | None = None,
+        front: Front | None = None,
+        salt: str = "",
+    ) -> None:
+        """``front``: the client's API, whose id shape calls get (None: ids as sent);
+        ``salt``: the request's id, which makes ids unique across turns."""
         self.arguments_are_objects = arguments_are_objects
         self.names = names
+        self.front = front
+        self.salt = salt
         self.calls: list[PassedCall] = []
+        self._ids: set[str] = set()
 
     def __call__(self, event: Event) -> Event | None:
         if self.names is not None:
@@ -57,14 +75,25 @@ class CallDelivery:
         if not isinstance(event, CallFinished):
             return event
         call = event.call
+        upstream_id = call.id
+        call = self._client_id(call)
         if call.status == "truncated":
-            self.calls.append(PassedCall(call, False, time.monotonic()))
+            self.calls.append(PassedCall(call, False, time.monotonic(), upstream_id))
             return None
         if call.arguments is None and self.arguments_are_objects:
             unreadable = {UNREADABLE_KEY: call.raw_arguments, ERRORS_KEY: list(call.errors)}
             call = dataclasses.replace(call, arguments=unreadable)
-        self.calls.append(PassedCall(call, True, time.monotonic()))
+        self.calls.append(PassedCall(call, True, time.monotonic(), upstream_id))
         return CallFinished(call)
+
+    def _client_id(self, call: ToolCall) -> ToolCall:
+        if self.front is None:
+            return call
+        found = client_call_id(call.id or "", self.front, self.salt)
+        if found is None or found in self._ids:  # missing, too long, or repeated
+            found = fresh_call_id(self.front, self.salt, call.slot)
+        self._ids.add(found)
+        return dataclasses.replace(call, id=found)
 
 
 def call_record(
@@ -101,6 +130,7 @@ def call_record(
             "upstream": upstream,
             "call_status": call.status,
             "delivered": passed.delivered,
+            "upstream_call_id": passed.upstream_id,
             "ttfb_ms": ttfb_ms,
         },
     )

@@ -23,6 +23,7 @@ import anyio
 from toolwire.client import ModelClient, UpstreamError, UpstreamResponse
 from toolwire.encoders import make_encoder
 from toolwire.events import Event, StreamError
+from toolwire.gateway.callids import restore_upstream_ids
 from toolwire.gateway.config import GatewayConfig
 from toolwire.gateway.delivery import CallDelivery, call_record
 from toolwire.gateway.errors import Front
@@ -64,6 +65,8 @@ class Relay:
         self.request_id = request_id
         self.started_at = time.time()
         self.started = time.monotonic()
+        body = dict(body)
+        restore_upstream_ids(body, front)  # ids the gateway gave back to the upstream's
         self.prepared = client.prepare(body, front)  # ValueError: cannot be translated
         self.streaming = self.prepared.stream
         self.model = str(body.get("model") or config.model or "toolwire")
@@ -71,7 +74,9 @@ class Relay:
         self.parser = StreamParser(
             client.format, declared_tools(self.prepared.body), text_format=config.text_format
         )
-        self.delivery = CallDelivery(arguments_are_objects=front == "anthropic", names=names)
+        self.delivery = CallDelivery(
+            arguments_are_objects=front == "anthropic", names=names, front=front, salt=request_id
+        )
         options: dict[str, Any] = {}
         if front == "openai-responses":
             options["namespaces"] = namespaces_of(body)
