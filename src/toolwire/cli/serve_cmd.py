@@ -10,17 +10,32 @@ import typer
 from toolwire.audit.sinks import AuditSink
 from toolwire.audit.sqlite import SQLiteSink, default_audit_path
 from toolwire.cli.io import fail
-from toolwire.client.model_client import WIRE_PATHS
-from toolwire.gateway.config import DEFAULT_UPSTREAM_KEY_ENV, ConfigError, GatewayConfig
+from toolwire.gateway.config import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_UPSTREAM_KEY_ENV,
+    UPSTREAM_FORMATS,
+    ConfigError,
+    ConfigFile,
+    GatewayConfig,
+    load_config,
+)
 from toolwire.textformats import FAMILIES
 
 
 def serve(
     upstream: Annotated[
-        str, typer.Option("--upstream", help="Upstream API base, e.g. http://127.0.0.1:8000/v1.")
-    ],
+        str | None,
+        typer.Option(
+            "--upstream",
+            help="Upstream API base, e.g. http://127.0.0.1:8000/v1 (serves any model name "
+            "the config file does not).",
+        ),
+    ] = None,
     upstream_format: Annotated[
-        str, typer.Option("--upstream-format", help="The upstream's wire format: openai-chat.")
+        str,
+        typer.Option(
+            "--upstream-format", help="The upstream's wire format: openai-chat or anthropic."
+        ),
     ] = "openai-chat",
     text_format: Annotated[
         str | None,
@@ -37,8 +52,12 @@ def serve(
         str,
         typer.Option("--upstream-key-env", help="Environment variable holding the upstream key."),
     ] = DEFAULT_UPSTREAM_KEY_ENV,
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8787,
+    config_file: Annotated[
+        Path | None,
+        typer.Option("--config", help="TOML file: models, their upstreams, aliases, keys."),
+    ] = None,
+    host: Annotated[str | None, typer.Option("--host", help="[default: 127.0.0.1]")] = None,
+    port: Annotated[int | None, typer.Option("--port", help="[default: 8787]")] = None,
     audit: Annotated[
         str | None,
         typer.Option(
@@ -52,12 +71,23 @@ def serve(
     ] = None,
 ) -> None:
     """Serve OpenAI and Anthropic clients from any model server, every tool call repaired."""
-    if upstream_format not in WIRE_PATHS:
+    if upstream_format not in UPSTREAM_FORMATS:
         fail(f"--upstream-format {upstream_format!r} is not supported yet; use openai-chat")
     if text_format is not None and text_format not in FAMILIES:
         fail(f"unknown --text-format {text_format!r}; known: {', '.join(FAMILIES)}")
-    if not upstream.startswith(("http://", "https://")):
+    if upstream is not None and not upstream.startswith(("http://", "https://")):
         fail(f"--upstream must be an http(s) URL, got {upstream!r}")
+    if upstream is None and config_file is None:
+        fail("give --upstream URL, or --config FILE")
+    loaded: ConfigFile | None = None
+    if config_file is not None:
+        try:
+            loaded = load_config(config_file)
+        except ConfigError as exc:
+            fail(str(exc))
+    host = host or (loaded and loaded.host) or "127.0.0.1"
+    port = port or (loaded and loaded.port) or 8787
+    audit = audit or (loaded and loaded.audit) or None
     sink: AuditSink | None = None
     if audit != "none":
         path = Path(audit) if audit else default_audit_path()
@@ -65,16 +95,20 @@ def serve(
             sink = SQLiteSink(path)
         except Exception as exc:  # sqlite3 errors: unwritable path, not a database
             fail(f"cannot open the audit database {path}: {exc}")
-    config = GatewayConfig(
-        upstream_url=upstream,
-        upstream_format=upstream_format,
-        model=model,
-        upstream_key_env=upstream_key_env,
-        text_format=text_format,
-        api_keys=tuple(api_key or ()),
-        audit=sink,
-    )
+    base = loaded.config if loaded is not None else None
     try:
+        config = GatewayConfig(
+            upstream_url=upstream,
+            upstream_format=upstream_format,
+            model=model,
+            upstream_key_env=upstream_key_env,
+            text_format=text_format,
+            api_keys=tuple(api_key or ()) + (base.api_keys if base else ()),
+            audit=sink,
+            max_body_bytes=base.max_body_bytes if base else DEFAULT_MAX_BODY_BYTES,
+            routes=base.routes if base else (),
+            aliases=base.aliases if base else (),
+        )
         config.check_listen(host)
     except ConfigError as exc:
         fail(str(exc))
@@ -82,9 +116,11 @@ def serve(
 
     from toolwire.gateway import create_app
 
-    typer.echo(f"toolwire: serving on http://{host}:{port} -> {upstream} ({upstream_format})")
+    served = ", ".join(f"{r.name} -> {r.upstream_url}" for r in config.all_routes())
+    typer.echo(f"toolwire: serving on http://{host}:{port}: {served}")
     try:
         uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
     finally:
         if sink is not None:
             sink.close()
+

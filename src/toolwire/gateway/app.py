@@ -79,15 +79,19 @@ class RelayStreamResponse(Response):
 
 
 def create_app(config: GatewayConfig) -> Starlette:
-    """The gateway for ``config``; one upstream client, shared by all requests."""
-    client = ModelClient(
-        config.upstream_format,
-        config.upstream_url,
-        model=config.model,
-        api_key_env=config.upstream_key_env,
-        timeouts=config.timeouts,
-        retry=config.retry,
-    )
+    """The gateway for ``config``; one upstream client per model, shared by all
+    requests."""
+    clients = {
+        route.name: ModelClient(
+            route.upstream_format,
+            route.upstream_url,
+            model=route.model,
+            api_key_env=route.upstream_key_env,
+            timeouts=route.timeouts,
+            retry=route.retry,
+        )
+        for route in config.all_routes()
+    }
     keys = [key.encode() for key in config.api_keys]
 
     def authorized(request: Request) -> bool:
@@ -138,9 +142,15 @@ def create_app(config: GatewayConfig) -> Starlette:
             return Response(status_code=499)
         if isinstance(body, Response):
             return body
+        name = body.get("model")
+        route = config.resolve(name) if isinstance(name, str) else config.default_route
+        if route is None:
+            return error_response(front, 404, f"the model {name!r} is not served here")
         request_id = uuid.uuid4().hex
         try:
-            turn = Relay(front, body, client, config, request_id=request_id)
+            turn = Relay(
+                front, body, clients[route.name], config, request_id=request_id, route=route
+            )
         except ValueError as exc:
             return error_response(front, 400, str(exc))
         try:
@@ -178,7 +188,7 @@ def create_app(config: GatewayConfig) -> Starlette:
     async def models(request: Request) -> Response:
         if not authorized(request):
             return error_response("openai-chat", 401, "invalid or missing API key")
-        names = [config.model] if config.model else []
+        names = config.model_names()
         # one entry readable by both SDKs: OpenAI's fields and Anthropic's
         data = [
             {
@@ -219,7 +229,8 @@ def create_app(config: GatewayConfig) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        await client.aclose()
+        for client in clients.values():
+            await client.aclose()
 
     routes = [
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),

@@ -24,7 +24,7 @@ from toolwire.client import ModelClient, UpstreamError, UpstreamResponse
 from toolwire.encoders import make_encoder
 from toolwire.events import Event, StreamError
 from toolwire.gateway.callids import restore_upstream_ids
-from toolwire.gateway.config import GatewayConfig
+from toolwire.gateway.config import GatewayConfig, ModelRoute
 from toolwire.gateway.delivery import CallDelivery, call_record
 from toolwire.gateway.errors import Front
 from toolwire.gateway.estimate import estimate_input_tokens
@@ -49,6 +49,22 @@ def declared_tools(body: Mapping[str, Any]) -> list[ToolSpec]:
     return specs
 
 
+# where each client format asks for its output limit
+_OUTPUT_LIMITS: dict[Front, tuple[str, ...]] = {
+    "anthropic": ("max_tokens",),
+    "openai-chat": ("max_tokens", "max_completion_tokens"),
+    "openai-responses": ("max_output_tokens",),
+}
+
+
+def cap_output_tokens(body: dict[str, Any], front: Front, limit: int) -> None:
+    """Lower a request's output limit to a model's configured ``limit``."""
+    for key in _OUTPUT_LIMITS[front]:
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > limit:
+            body[key] = limit
+
+
 class Relay:
     def __init__(
         self,
@@ -58,21 +74,27 @@ class Relay:
         config: GatewayConfig,
         *,
         request_id: str,
+        route: ModelRoute | None = None,
     ) -> None:
+        """``route``: the model the client asked for (default: the single upstream)."""
         self.front = front
         self.client = client
         self.config = config
         self.request_id = request_id
         self.started_at = time.time()
         self.started = time.monotonic()
+        route = route or config.default_route
+        assert route is not None, "a gateway without a single upstream needs a route"
         body = dict(body)
         restore_upstream_ids(body, front)  # ids the gateway gave back to the upstream's
+        if route.max_output_tokens is not None:
+            cap_output_tokens(body, front, route.max_output_tokens)
         self.prepared = client.prepare(body, front)  # ValueError: cannot be translated
         self.streaming = self.prepared.stream
-        self.model = str(body.get("model") or config.model or "toolwire")
+        self.model = str(body.get("model") or route.model or "toolwire")
         names = self.prepared.names
         self.parser = StreamParser(
-            client.format, declared_tools(self.prepared.body), text_format=config.text_format
+            client.format, declared_tools(self.prepared.body), text_format=route.text_format
         )
         self.delivery = CallDelivery(
             arguments_are_objects=front == "anthropic", names=names, front=front, salt=request_id
