@@ -3,7 +3,8 @@
 Routes: ``POST /v1/chat/completions`` (OpenAI clients), ``POST /v1/responses`` (OpenAI
 Responses clients: Codex CLI), ``POST /v1/messages`` (Anthropic clients, ``?beta=true``
 too), ``POST /v1/messages/count_tokens``, ``GET /v1/models``,
-``GET|HEAD /`` and ``/healthz``. Every error reaches the client in its own API's
+``GET|HEAD /`` and ``/healthz``, ``GET /metrics`` (Prometheus; needs a gateway key
+when keys are set). Every error reaches the client in its own API's
 format; nothing escapes as a traceback.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,6 +30,7 @@ from toolwire.client import ModelClient, UpstreamError
 from toolwire.gateway.config import GatewayConfig
 from toolwire.gateway.errors import Front, error_response, upstream_status
 from toolwire.gateway.estimate import estimate_input_tokens
+from toolwire.gateway.metrics import GatewayMetrics
 from toolwire.gateway.relay import Relay
 
 log = logging.getLogger("toolwire.gateway")
@@ -93,6 +96,7 @@ def create_app(config: GatewayConfig) -> Starlette:
         for route in config.all_routes()
     }
     keys = [key.encode() for key in config.api_keys]
+    metrics = GatewayMetrics()
 
     def authorized(request: Request) -> bool:
         if not keys:
@@ -136,39 +140,61 @@ def create_app(config: GatewayConfig) -> Starlette:
         return body
 
     async def relay(request: Request, front: Front) -> Response:
+        arrived = time.monotonic()
+        upstream = "-"
+        response: Response | None = None
+        try:
+            response, upstream = await answer(request, front, arrived)
+            return response
+        finally:
+            status = response.status_code if response is not None else 499
+            metrics.requests.labels(request.url.path, upstream, str(status)).inc()
+
+    async def answer(request: Request, front: Front, arrived: float) -> tuple[Response, str]:
+        """The response to a relayed request, and the upstream it went to."""
         try:
             body = await read_json(request, front)
         except ClientDisconnect:
-            return Response(status_code=499)
+            return Response(status_code=499), "-"
         if isinstance(body, Response):
-            return body
+            return body, "-"
         name = body.get("model")
         route = config.resolve(name) if isinstance(name, str) else config.default_route
         if route is None:
-            return error_response(front, 404, f"the model {name!r} is not served here")
+            return error_response(front, 404, f"the model {name!r} is not served here"), "-"
+        client = clients[route.name]
         request_id = uuid.uuid4().hex
         try:
             turn = Relay(
-                front, body, clients[route.name], config, request_id=request_id, route=route
+                front,
+                body,
+                client,
+                config,
+                request_id=request_id,
+                route=route,
+                metrics=metrics,
+                arrived=arrived,
             )
         except ValueError as exc:
-            return error_response(front, 400, str(exc))
+            return error_response(front, 400, str(exc)), client.base_url
         try:
             await turn.open()
         except UpstreamError as exc:
             headers = {}
             if exc.status == 429 and exc.retry_after is not None:
                 headers["retry-after"] = str(int(exc.retry_after + 0.999))
-            return error_response(front, upstream_status(exc), exc.message, headers)
+            status = upstream_status(exc)
+            return error_response(front, status, exc.message, headers), client.base_url
         if turn.streaming:
-            return RelayStreamResponse(turn)
+            return RelayStreamResponse(turn), client.base_url
         status, text = await turn.whole()
-        return Response(
+        response = Response(
             text,
             status_code=status,
             media_type="application/json",
             headers={"x-request-id": request_id},
         )
+        return response, client.base_url
 
     async def chat_completions(request: Request) -> Response:
         return await relay(request, "openai-chat")
@@ -212,6 +238,11 @@ def create_app(config: GatewayConfig) -> Starlette:
             }
         )
 
+    async def metrics_text(request: Request) -> Response:
+        if not authorized(request):
+            return error_response("openai-chat", 401, "invalid or missing API key")
+        return Response(metrics.render(), media_type=metrics.content_type)
+
     async def health(request: Request) -> Response:
         if request.method == "HEAD":
             return Response(status_code=200)
@@ -240,6 +271,7 @@ def create_app(config: GatewayConfig) -> Starlette:
         Route("/v1/models", models, methods=["GET"]),
         Route("/", health, methods=["GET", "HEAD"]),
         Route("/healthz", health, methods=["GET", "HEAD"]),
+        Route("/metrics", metrics_text, methods=["GET"]),
     ]
     return Starlette(
         routes=routes,

@@ -28,6 +28,7 @@ from toolwire.gateway.config import GatewayConfig, ModelRoute
 from toolwire.gateway.delivery import CallDelivery, call_record
 from toolwire.gateway.errors import Front
 from toolwire.gateway.estimate import estimate_input_tokens
+from toolwire.gateway.metrics import GatewayMetrics
 from toolwire.parser import StreamParser
 from toolwire.providers.responses_request import namespaces_of
 from toolwire.providers.tooldefs import spec_from_definition
@@ -75,14 +76,22 @@ class Relay:
         *,
         request_id: str,
         route: ModelRoute | None = None,
+        metrics: GatewayMetrics | None = None,
+        arrived: float | None = None,
     ) -> None:
-        """``route``: the model the client asked for (default: the single upstream)."""
+        """``route``: the model the client asked for (default: the single upstream).
+        ``arrived``: ``time.monotonic()`` when the request came in."""
         self.front = front
         self.client = client
         self.config = config
         self.request_id = request_id
         self.started_at = time.time()
         self.started = time.monotonic()
+        self.arrived = arrived if arrived is not None else self.started
+        self.metrics = metrics
+        self._before_send = 0.0  # seconds from arrival to sending upstream
+        self._chunk_at = 0.0  # when the latest upstream chunk arrived
+        self._first_out = False
         route = route or config.default_route
         assert route is not None, "a gateway without a single upstream needs a route"
         body = dict(body)
@@ -114,7 +123,28 @@ class Relay:
 
     async def open(self) -> None:
         """Send the request upstream (``UpstreamError`` when it cannot be had)."""
-        self.response = await self.client.open(self.prepared)
+        self._before_send = time.monotonic() - self.arrived
+        try:
+            self.response = await self.client.open(self.prepared)
+        except UpstreamError as exc:
+            self._upstream_error(exc)
+            raise
+        self._chunk_at = time.monotonic()
+        if self.metrics is not None:
+            self.metrics.upstream_ttfb.observe(self.response.ttfb)
+
+    def _upstream_error(self, exc: UpstreamError) -> None:
+        if self.metrics is not None:
+            self.metrics.upstream_errors.labels(self.client.base_url, exc.kind).inc()
+
+    def _first_byte_out(self) -> None:
+        """The client's first byte of upstream content is going out now."""
+        if self._first_out:
+            return
+        self._first_out = True
+        if self.metrics is not None:
+            added = self._before_send + (time.monotonic() - self._chunk_at)
+            self.metrics.added_latency.observe(added)
 
     def _encode(self, events: list[Event]) -> str:
         out: list[str] = []
@@ -129,19 +159,31 @@ class Relay:
     async def stream(self) -> AsyncIterator[str]:
         """The client's stream, piece by piece; then the audit."""
         assert self.response is not None, "open() first"
+        in_flight = self.metrics.streams_in_flight if self.metrics and self.streaming else None
+        if in_flight is not None:
+            in_flight.inc()
         try:
             piece = "".join(self.encoder.start())
             if piece:
                 yield piece
             try:
                 async for chunk in self.response.iter_bytes():
+                    self._chunk_at = time.monotonic()
                     piece = self._encode(self.parser.feed(chunk))
                     if piece:
+                        if self.streaming:
+                            self._first_byte_out()
                         yield piece
             except UpstreamError as exc:
+                self._upstream_error(exc)
                 self.errors.append(exc.message)  # the parser's close sees the cut
-            yield self._encode(self.parser.close()) + "".join(self.encoder.close())
+            piece = self._encode(self.parser.close()) + "".join(self.encoder.close())
+            if self.streaming:
+                self._first_byte_out()  # (when nothing went out before the end)
+            yield piece
         finally:
+            if in_flight is not None:
+                in_flight.dec()
             with anyio.CancelScope(shield=True):
                 await self.finish()
 
@@ -149,6 +191,7 @@ class Relay:
         """The client's non-streaming body and its status (502 when the upstream
         failed part way)."""
         pieces = [piece async for piece in self.stream()]
+        self._first_byte_out()
         status = getattr(self.encoder, "status_code", 200)
         return (502 if status != 200 else 200), "".join(pieces)
 
@@ -156,6 +199,9 @@ class Relay:
         """Close the upstream request and write the audit (off the event loop)."""
         if self.response is not None:
             await self.response.aclose()
+        if self.metrics is not None:
+            for passed in self.delivery.calls:
+                self.metrics.call(passed.call)
         sink = self.config.audit
         if sink is None or not self.delivery.calls:
             return
