@@ -189,9 +189,7 @@ def _with_defect(value: Any, kind: str, data: st.DataObject) -> tuple[str, Any] 
     """The text of ``value`` with one ``kind`` defect, and its meaning; None if
     ``value`` has no place for that defect."""
     variant = data.draw(st.integers(0, 2), label="variant")
-    if kind == "code_fence":
-        if not isinstance(value, dict | list):
-            return None  # a fence is looked inside for an object or an array
+    if kind == "code_fence":  # any value, a scalar too (```json\nnull\n```)
         return "```json\n" + json.dumps(value) + "\n```", value
     if kind == "missing_closer":
         text = json.dumps(value)

@@ -173,3 +173,116 @@ def test_F1_cli_repair_of_cut_off_input_says_so_and_exits_3() -> None:
 def test_cli_repair_exit_codes_stay_0_and_1() -> None:
     assert runner.invoke(app, ["repair", "[1, 2,]"]).exit_code == 0
     assert runner.invoke(app, ["repair", ""]).exit_code == 1
+
+
+# -- changes on the Python paths: named, or faithful -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "repair"),
+    [
+        ("{1: 'a'}", {"1": "a"}, "non_string_key"),  # JSON keys are strings
+        ("{-1: True}", {"-1": True}, "non_string_key"),
+        ("{'a': 1e-999}", {"a": 0.0}, "float_underflow"),  # below a double: not 1e-999
+        ("{'a': -1e-999}", {"a": -0.0}, "float_underflow"),
+        ('{"a": 1e-999}', {"a": 0.0}, "float_underflow"),  # strict JSON reads it so too
+        ('[2.4e-324, "x"]', [0.0, "x"], "float_underflow"),
+        ('{"a": 0.' + "0" * 400 + "1}", {"a": 0.0}, "float_underflow"),
+        ("{a: 1e-999}", {"a": 0.0}, "float_underflow"),  # the lenient parser
+    ],
+)
+def test_F30_python_keys_and_numbers_below_a_double_are_named(
+    text: str, expected: Any, repair: str
+) -> None:
+    result = repair_json(text)
+    assert result.value == expected
+    assert repair in result.repairs, result.repairs
+    assert result.status == "repaired"
+
+
+@pytest.mark.parametrize(
+    "text", ['{"a": 0.0, "b": 0e-999, "c": -0.0}', '[5e-324, 1e-300, "1e-999"]']
+)
+def test_zeros_and_the_smallest_doubles_are_read_as_written(text: str) -> None:
+    result = repair_json(text)
+    assert (result.status, result.value) == ("complete", json.loads(text))
+
+
+@pytest.mark.parametrize(
+    ("argument", "value", "repair"),
+    [
+        ("{1: 'a'}", {"1": "a"}, "non_string_key"),
+        ("1e-999", 0.0, "float_underflow"),
+        ("-1e-999", -0.0, "float_underflow"),
+        ("[1, 1e-999]", [1, 0.0], "float_underflow"),
+    ],
+)
+def test_F30_pythonic_keys_and_numbers_below_a_double_are_named(
+    argument: str, value: Any, repair: str
+) -> None:
+    (call,) = _calls("pythonic", f"[f(x={argument})]")
+    assert (call.status, call.arguments) == ("repaired", {"x": value}), call
+    assert repair in call.repairs
+
+
+def test_tuples_are_arrays_alike_in_a_python_literal_and_a_pythonic_call() -> None:
+    """A tuple is Python's other spelling of an ordered sequence: read as an array,
+    items and order kept. Text that should have been JSON names the Python syntax;
+    in a pythonic call Python is the format (see toolwire.repair.pyliteral)."""
+    assert repair_json("{'a': (1, 2)}").repairs == ("python_literal",)
+    (call,) = _calls("pythonic", "[f(x=(1, (2,)), o={'k': ()})]")
+    assert (call.status, call.arguments) == ("complete", {"x": [1, [2]], "o": {"k": []}})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "repairs"),
+    [
+        ("{'a': 1,}", {"a": 1}, ("python_literal", "trailing_comma")),
+        ("['x', (1, 2,)]", ["x", [1, 2]], ("python_literal", "trailing_comma")),
+        (
+            "{'a': 1, # note\n'b': [],}",
+            {"a": 1, "b": []},
+            ("python_literal", "comment", "trailing_comma"),
+        ),
+        ("['#',  # note\n'b']", ["#", "b"], ("python_literal", "comment")),
+        ("{'a': '\\x23', # note\n}", {"a": "#"}, ("python_literal", "comment", "trailing_comma")),
+        ("{'a': (1,)}", {"a": [1]}, ("python_literal",)),  # a one-item tuple needs its comma
+        ("{'a': '#', 'b': 'x, ]'}", {"a": "#", "b": "x, ]"}, ("python_literal",)),
+        ("{'a': '#', 'b': 'C:\\\\Users'}", {"a": "#", "b": "C:\\Users"}, ("python_literal",)),
+    ],
+)
+def test_python_literal_names_a_trailing_comma_or_comment_json_would_not_allow(
+    text: str, expected: Any, repairs: tuple[str, ...]
+) -> None:
+    result = repair_json(text)
+    assert (result.value, result.repairs) == (expected, repairs)
+
+
+def test_pythonic_call_syntax_is_the_format_not_a_repair() -> None:
+    (call,) = _calls("pythonic", "[f(x=[1, 2,],  # note\n  o={'k': 'v',},)]")
+    assert (call.status, call.arguments) == ("complete", {"x": [1, 2], "o": {"k": "v"}})
+
+
+# -- a fenced scalar ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("```json\nnull\n```", None),
+        ("```json\n42\n```", 42),
+        ("```\ntrue\n```", True),
+        ("```json\n-1.5e3\n```", -1500.0),
+        ('```json\n"x"\n```', "x"),
+        ("Here it is:\n```json\nfalse\n```\n", False),
+    ],
+)
+def test_a_fenced_scalar_is_the_value_not_a_backtick_string(text: str, expected: Any) -> None:
+    result = repair_json(text)
+    assert result.ok and result.value == expected, result
+    assert "code_fence" in result.repairs and "smart_quote" not in result.repairs
+
+
+def test_a_fence_of_other_text_beside_a_fenced_scalar_is_not_the_value() -> None:
+    result = repair_json("```bash\nls -l\n```\nand\n```json\n7\n```")
+    assert (result.value, result.repairs) == (7, ("surrounding_text", "code_fence"))

@@ -19,7 +19,9 @@ Guarantees
   dangling ``{"a":`` at the end) is dropped, and the drop is recorded.
 - ``NaN``, ``Infinity`` and ``-Infinity`` are read as the Python floats they name,
   and a number beyond a double (``1e999``) as infinity, always with the repair
-  ``non_finite_number``; schema validation decides whether they are acceptable.
+  ``non_finite_number``; schema validation decides whether they are acceptable. A
+  nonzero number below the smallest double (``1e-999``) is read as zero, with
+  ``float_underflow``. Integers beyond 64 bits are kept exactly.
 - An integer longer than Python converts (``sys.get_int_max_str_digits()``, 4,300
   digits by default) is kept as its digits in a string (``long_integer``).
 - Of repeated keys in an object the last one wins, as in ``JSON.parse``, and the
@@ -29,10 +31,11 @@ Guarantees
 
 Repair names (``RepairResult.repairs``)
 ---------------------------------------
-``code_fence``           a Markdown code fence around the value was removed
+``code_fence``           a Markdown code fence around the value (a scalar too) was removed
 ``surrounding_text``     prose before or after the one value was removed
 ``escaped_json``         the whole text was JSON with its quotes escaped (``{\\"a\\": 1}``)
-``python_literal``       read as a Python literal (single quotes, True/False/None, tuples)
+``python_literal``       read as a Python literal (single quotes, True/False/None, tuples;
+                         a trailing comma or ``#`` comment in it is named as well)
 ``trailing_comma``       a superfluous comma (trailing, leading or doubled) was removed
 ``comment``              a ``//``, ``/* */`` or ``#`` comment was removed
 ``special_whitespace``   a non-ASCII space between tokens was treated as whitespace
@@ -49,7 +52,9 @@ Repair names (``RepairResult.repairs``)
 ``invalid_escape``       an unknown escape (``\\d``) was kept literally (``\\'`` read as ``'``)
 ``python_constant``      ``True``/``False``/``None`` (``TRUE``, ``NULL``, ``undefined``) read
 ``non_finite_number``    ``NaN``/``Infinity``/``-Infinity``, or beyond a double (``1e999``), read
+``float_underflow``      a nonzero number below the smallest double read as 0.0 (``1e-999``)
 ``long_integer``         an integer too long for Python to read kept as its digits, in a string
+``non_string_key``       a Python dict key that is an integer written as its digits (``{1: 'a'}``)
 ``duplicate_key``        a key repeated in one object: the last value was kept
 ``invalid_number``       a number JSON does not allow (``.5``, ``2.``, ``1_000``, ``2e``)
 ``tuple``                a parenthesized Python tuple read as an array
@@ -67,5 +72,6 @@ Repair names (``RepairResult.repairs``)
 
 from .ladder import partial_value, repair_json
 from .result import RepairResult, RepairStatus
+from .strict import strict_json
 
-__all__ = ["RepairResult", "RepairStatus", "partial_value", "repair_json"]
+__all__ = ["RepairResult", "RepairStatus", "partial_value", "repair_json", "strict_json"]

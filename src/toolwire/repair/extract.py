@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .lenient import unescape_json_text
+from .strict import strict_json
 
 __all__ = ["Extracted", "extract_candidates"]
 
@@ -46,10 +47,13 @@ def extract_candidates(text: str) -> tuple[list[Extracted], list[Extracted]]:
         fence_at = stripped.find("~~~")
     if fence_at >= 0 and not _opens_before(stripped, fence_at):
         blocks = [b for b in _FENCE.finditer(stripped) if b.group(2).strip()]
-        json_blocks = [b for b in blocks if b.group(2).lstrip()[:1] in "{[(\"'"]
+        json_blocks = [b for b in blocks if _holds_a_value(b.group(2))]
         if len(json_blocks) == 1:
-            repairs = ("code_fence",) if fence_at == 0 else ("surrounding_text", "code_fence")
-            before.append(Extracted(json_blocks[0].group(2), repairs))
+            block = json_blocks[0]
+            # text beside the block (prose, another fence) is dropped: named
+            beside = stripped[: block.start()].strip() or stripped[block.end() :].strip()
+            repairs = ("surrounding_text", "code_fence") if beside else ("code_fence",)
+            before.append(Extracted(block.group(2), repairs))
         elif len(json_blocks) > 1:
             # Several fenced values: which one is meant is not ours to guess.
             return [Extracted("", ("code_fence",))], after
@@ -70,6 +74,14 @@ def extract_candidates(text: str) -> tuple[list[Extracted], list[Extracted]]:
         # opens a value itself: a later bracket would hide its truncation (F1).
         after.extend(prose)
     return before, after
+
+
+def _holds_a_value(block: str) -> bool:
+    """Does a fenced block hold a JSON value: one that opens a container or a string
+    (read, perhaps repaired, later), or a whole scalar (``null``, ``42``)? Other blocks
+    (a shell command) are not the value."""
+    body = block.strip()
+    return body[:1] in "{[(\"'" or strict_json(body)[0]
 
 
 def _opens_before(text: str, pos: int) -> bool:

@@ -1,6 +1,6 @@
 """The repair ladder: each step runs only when the steps before it could not read the text.
 
-1. strict JSON (orjson);
+1. strict JSON (:mod:`toolwire.repair.strict`);
 2. the one JSON value inside code fences or prose (read strictly);
 3. a Python literal (``ast.literal_eval``), only for Python-looking text;
 4. the lenient parser (:mod:`toolwire.repair.lenient`);
@@ -10,12 +10,8 @@
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from typing import Any, Final
-
-import orjson
 
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
 
@@ -23,10 +19,10 @@ from .extract import Extracted, extract_candidates
 from .lenient import parse_lenient
 from .pyliteral import looks_pythonish, parse_python_literal
 from .result import RepairResult
+from .strict import strict_json
 
 __all__ = ["partial_value", "repair_json"]
 
-_LONG_DIGITS: Final = re.compile(r"\d{19}")
 # A surrogate itself, or an escape that can spell one (JSON \ud800, Python \U0000d800).
 _SURROGATE_HINT: Final = re.compile(r"[\ud800-\udfff]|\\(?:u|U0000)[dD][89a-fA-F]")
 
@@ -51,7 +47,7 @@ def partial_value(text: str) -> Any:
     try:
         if not isinstance(text, str) or not text.strip():
             return None
-        ok, value, _ = _strict(text)
+        ok, value, _ = strict_json(text)
         if ok:
             return value
         out = parse_lenient(text, prefix=True)
@@ -60,100 +56,10 @@ def partial_value(text: str) -> Any:
         return None
 
 
-def _strict(text: str) -> tuple[bool, Any, tuple[str, ...]]:
-    """Strict JSON: ``(ok, value, repairs)``; the one possible repair is ``duplicate_key``."""
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return False, None, ()
-    has_float, keys = _float_and_keys(value)
-    # orjson turns integers beyond 64 bits into floats; json keeps them exact. (Only a
-    # value with a float can hold one: walking the value is far cheaper than searching
-    # long text, such as a file's content, for 19 digits.)
-    inexact = has_float and _LONG_DIGITS.search(text) is not None
-    # orjson keeps the last of repeated keys silently. Each member written has one
-    # colon; other colons are inside strings. So when the text has no more colons
-    # than the value has keys, or than its keys and strings account for, no member
-    # was dropped. (A colon escaped as \u003a is in a string but not in the text:
-    # then the json reader decides.)
-    colons = text.count(":")
-    repeated = False
-    if colons > keys:
-        in_strings = _colons_in_strings(value)
-        members = colons - in_strings
-        repeated = members > keys or (
-            members == keys and in_strings > 0 and ("\\u003a" in text or "\\u003A" in text)
-        )
-    if not (inexact or repeated):
-        return True, value, ()
-    duplicates: list[bool] = []
-    try:
-        value = json.loads(
-            text,
-            parse_constant=_reject_constant,
-            object_pairs_hook=_pairs_noting(duplicates) if repeated else None,
-        )
-    except (ValueError, RecursionError):
-        return False, None, ()
-    return True, value, ("duplicate_key",) if duplicates else ()
-
-
-def _float_and_keys(value: Any) -> tuple[bool, int]:
-    """Does ``value`` hold a float; how many object keys does it hold in all?"""
-    has_float = False
-    keys = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is float:
-            has_float = True
-        elif kind is dict:
-            keys += len(item)
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-    return has_float, keys
-
-
-def _colons_in_strings(value: Any) -> int:
-    """How many colons the keys and strings of ``value`` hold in all."""
-    colons = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is str:
-            colons += item.count(":")
-        elif kind is dict:
-            colons += "".join(item).count(":")
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-    return colons
-
-
-def _pairs_noting(duplicates: list[bool]) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
-    """An ``object_pairs_hook`` that keeps the last of repeated keys (as orjson does)
-    and notes that there were some."""
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out = dict(items)
-        if len(out) < len(items):
-            duplicates.append(True)
-        return out
-
-    return pairs
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _repair(text: str) -> RepairResult:
     if not isinstance(text, str):
         return RepairResult(None, False, (), False, f"expected str, got {type(text).__name__}")
-    ok, value, repairs = _strict(text)
+    ok, value, repairs = strict_json(text)
     if ok:
         return _finish(value, repairs, False)
     if not text.strip():
@@ -175,7 +81,7 @@ def _repair(text: str) -> RepairResult:
 def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
     for cand in candidates:
         if cand.text is not text:
-            ok, value, repairs = _strict(cand.text)
+            ok, value, repairs = strict_json(cand.text)
             if ok:
                 return _finish(value, (*cand.repairs, *repairs), False)
     for cand in candidates:
@@ -207,7 +113,7 @@ def _finish(
     if isinstance(value, str):
         inner = value.strip()
         if inner[:1] in ("{", "[") and inner[-1:] in ("}", "]"):
-            ok, decoded, inner_repairs = _strict(inner)
+            ok, decoded, inner_repairs = strict_json(inner)
             if ok and isinstance(decoded, dict | list):
                 value = decoded
                 repairs = (*repairs, "double_encoded", *inner_repairs)

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .numbers import float_underflows
+
 __all__ = ["MAX_DEPTH", "LenientOutcome", "parse_lenient", "unescape_json_text"]
 
 #: Containers nested deeper than this are refused (recursion is bounded by it).
@@ -708,6 +710,8 @@ class _Parser:
             value = float(text)
             if not math.isfinite(value):
                 self.rep("non_finite_number")  # 1e999: beyond a double, read as inf
+            elif float_underflows(text, value):
+                self.rep("float_underflow")  # 1e-999: below a double, read as 0.0
             return value
         try:
             return int(text)

@@ -3,7 +3,9 @@
 Bare at the start of the output (or after reasoning), or wrapped: Llama 4
 ``<|python_start|>…<|python_end|>``, LFM2 ``<|tool_call_start|>…<|tool_call_end|>``.
 A bracket/quote scanner finds where each call ends in O(delta); each call is read
-with ``ast`` once, when it closes, and reported then.
+with ``ast`` once, when it closes, and reported then. Python is the format here, so
+its spellings (tuples, trailing commas, comments) are not repairs; a value that changes
+on its way to JSON is named (see :mod:`toolwire.repair.pyliteral`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from typing import Any
 
 from toolwire.names import resolve_tool_name
-from toolwire.repair.pyliteral import NoJsonForm, json_from_python, parse_python
+from toolwire.repair.pyliteral import NoJsonForm, ParsedPython, json_from_python, parse_python
 from toolwire.textformats.scanner import NEED, Grammar, TextScanner, _Need
 
 _WRAPPERS = {"<|python_start|>": "<|python_end|>", "<|tool_call_start|>": "<|tool_call_end|>"}
@@ -28,10 +30,10 @@ _NAME = re.compile(r"[\s,]*([A-Za-z_][\w.]*)")
 _CONSTANTS = {"true": True, "false": False, "null": None, "none": None}
 
 
-def _literal(node: ast.expr, repairs: dict[str, None], long_integers: dict[str, str]) -> Any:
+def _literal(node: ast.expr, repairs: dict[str, None], parsed: ParsedPython) -> Any:
     """An argument's JSON value; what it took is named in ``repairs`` (F30)."""
     try:
-        return json_from_python(node, repairs, long_integers)
+        return json_from_python(node, repairs, parsed)
     except (NoJsonForm, MemoryError, RecursionError):
         pass
     if isinstance(node, ast.Name) and node.id.lower() in _CONSTANTS:
@@ -48,9 +50,10 @@ def read_call(text: str) -> tuple[str | None, dict[str, Any] | str | None, tuple
     source = text.strip().lstrip(",").strip()
     guess = _NAME.match(source)
     try:
-        node, long_integers = parse_python(source)
+        parsed = parse_python(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return (guess.group(1) if guess else None), source, ()
+    node = parsed.body
     if not isinstance(node, ast.Call) or node.args:
         return (guess.group(1) if guess else None), source, ()
     name = ast.unparse(node.func)
@@ -59,7 +62,7 @@ def read_call(text: str) -> tuple[str | None, dict[str, Any] | str | None, tuple
     for kw in node.keywords:
         if kw.arg is None:
             return name, source, ()  # **kwargs
-        args[kw.arg] = _literal(kw.value, repairs, long_integers)
+        args[kw.arg] = _literal(kw.value, repairs, parsed)
     return name, args, tuple(repairs)
 
 
