@@ -342,8 +342,11 @@ def test_family_fix(case: Case) -> None:
 def test_type_names_used_in_the_wild_type_like_json_schema(
     kind: str, text: str, value: Any
 ) -> None:
-    assert type_value(text, {"type": kind}) == value
-    assert type(type_value(text, {"type": kind})) is type(value)
+    repairs: dict[str, None] = {}
+    typed = type_value(text, {"type": kind}, repairs)
+    assert typed == value
+    assert type(typed) is type(value)
+    assert not repairs
 
 
 def test_xml_call_to_a_tool_with_python_type_names_is_typed() -> None:

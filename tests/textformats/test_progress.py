@@ -32,14 +32,14 @@ def test_functiongemma_list_item_at_a_brace_never_hangs(family: str) -> None:
 
 def test_functiongemma_stray_closers_and_deep_nesting_are_unreadable_not_fatal() -> None:
     with cpu_bound(2, "read_arguments"):
-        assert read_arguments("{a:[1 ] ]}") == "{a:[1 ] ]}"
-        assert read_arguments("{a:{b:[}]}") == "{a:{b:[}]}"
+        assert read_arguments("{a:[1 ] ]}") == ("{a:[1 ] ]}", ())
+        assert read_arguments("{a:{b:[}]}") == ("{a:{b:[}]}", ())
         deep = "{a:" + "[" * 5000 + "]" * 5000 + "}"
-        assert read_arguments(deep) == deep
-    assert read_arguments("{a:[1, <escape>x<escape>], b:{c:true}}") == {
-        "a": [1, "x"],
-        "b": {"c": True},
-    }
+        assert read_arguments(deep) == (deep, ())
+    assert read_arguments("{a:[1, <escape>x<escape>], b:{c:true}}") == (
+        {"a": [1, "x"], "b": {"c": True}},
+        (),
+    )
 
 
 # -- linear time: the text after a call is never looked at per call -----------------

@@ -74,10 +74,14 @@ class AgentExtractor(InvokeExtractor):
                 self.skip(len(r))
         return True
 
-    def _typed(self, name: str, pairs: list[tuple[str, str]]) -> dict[str, Any]:
-        """Raw text values typed by the tool's schema."""
+    def _typed(
+        self, name: str, pairs: list[tuple[str, str]]
+    ) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """Raw text values typed by the tool's schema, and what typing them changed."""
         schema = self.schema_for(name)
-        return {k: type_value(v, parameter_schema(schema, k)) for k, v in pairs}
+        repairs: dict[str, None] = {}
+        args = {k: type_value(v, parameter_schema(schema, k), repairs) for k, v in pairs}
+        return args, tuple(repairs)
 
     def _use(self) -> Grammar:
         """``<use N k="v" …>``, optionally closed by ``</use>`` or written ``/>``. With
@@ -94,7 +98,7 @@ class AgentExtractor(InvokeExtractor):
             return True
         pairs = list(attributes(rest).items())
         if pairs:
-            self.arguments(index, self._typed(name, pairs))
+            self.arguments(index, *self._typed(name, pairs))
         self.end_call(index)
         r = yield (self.expect, ("</use>",))
         if isinstance(r, str):
@@ -113,7 +117,8 @@ class AgentExtractor(InvokeExtractor):
             return True
         name, values = words[0], words[2:]
         pairs = list(zip(values[::2], values[1::2], strict=True))
-        self.whole_call(name, self._typed(name, pairs) if pairs else None)
+        args, repairs = self._typed(name, pairs) if pairs else (None, ())
+        self.whole_call(name, args, repairs)
         return True
 
     def _tool(self) -> Grammar:
@@ -134,7 +139,7 @@ class AgentExtractor(InvokeExtractor):
                 raw, m = yield from self.capture(_ARGS_END)
                 pairs = [(k, strip_newlines(v)) for k, v in _CHILD.findall(raw)]
                 if pairs:
-                    self.arguments(index, self._typed(name.strip(), pairs))
+                    self.arguments(index, *self._typed(name.strip(), pairs))
                 self.end_call(index, truncated=m is None)
             else:
                 m, scan = yield from self.stream_arguments(index, _ARGS_END)

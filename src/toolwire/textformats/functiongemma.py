@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolwire.textformats.scanner import Grammar, Markers, TextScanner
-from toolwire.textformats.values import json_or_text
+from toolwire.textformats.values import Repairs, json_or_text
 
 ESC = "<escape>"
 END = "<end_function_call>"
@@ -26,7 +26,7 @@ def _skip(s: str, i: int) -> int:
     return i
 
 
-def _value(s: str, i: int) -> tuple[Any, int]:
+def _value(s: str, i: int, repairs: Repairs) -> tuple[Any, int]:
     i = _skip(s, i)
     if s.startswith(ESC, i):
         j = s.find(ESC, i + len(ESC))
@@ -50,9 +50,11 @@ def _value(s: str, i: int) -> tuple[Any, int]:
                 if colon < 0:
                     raise _Unreadable("a key without a value")
                 key = s[i:colon].strip()
-                out_obj[key], i = _value(s, colon + 1)
+                if key in out_obj:
+                    repairs["duplicate_key"] = None  # the last one wins, as in JSON.parse
+                out_obj[key], i = _value(s, colon + 1, repairs)
             else:
-                item, i = _value(s, i)
+                item, i = _value(s, i, repairs)
                 out_list.append(item)
             i = _skip(s, i)
             if i < len(s) and s[i] == ",":
@@ -62,18 +64,20 @@ def _value(s: str, i: int) -> tuple[Any, int]:
     j = i
     while j < len(s) and s[j] not in ",}]":
         j += 1
-    return json_or_text(s[i:j].strip()), j
+    return json_or_text(s[i:j].strip(), repairs), j
 
 
-def read_arguments(body: str) -> dict[str, Any] | str:
-    """``{k:<escape>v<escape>}`` → {"k": "v"}; unreadable text comes back as is."""
+def read_arguments(body: str) -> tuple[dict[str, Any] | str, tuple[str, ...]]:
+    """``{k:<escape>v<escape>}`` → ({"k": "v"}, what reading it changed); unreadable
+    text comes back as is."""
+    repairs: dict[str, None] = {}
     try:
-        value, end = _value(body, 0)
+        value, end = _value(body, 0, repairs)
     except (_Unreadable, RecursionError):  # deep nesting is unreadable too, not a crash
-        return body
+        return body, ()
     if not isinstance(value, dict) or body[end:].strip():
-        return body
-    return value
+        return body, ()
+    return value, tuple(repairs)
 
 
 class FunctionGemmaExtractor(TextScanner):
@@ -98,6 +102,6 @@ class FunctionGemmaExtractor(TextScanner):
         if m is None:
             self.end_call(index, truncated=True)  # F1
             return True
-        self.arguments(index, read_arguments("{" + body))
+        self.arguments(index, *read_arguments("{" + body))
         self.end_call(index)
         return True

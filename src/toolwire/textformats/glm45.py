@@ -87,7 +87,7 @@ class Glm45Extractor(TextScanner):
                 break  # the value was cut off: the markup keeps it
             key = key.strip()
             value = unescape(raw) if escaped else strip_newlines(raw)
-            read.put(key, type_value(value, parameter_schema(schema, key)))
+            read.put(key, type_value(value, parameter_schema(schema, key), read.repairs))
             if m == "</arg_value>":
                 m = yield (self.until, self._next_tag, read.gap, False)
         self.end_markup_call(index, read, cut=m is None)

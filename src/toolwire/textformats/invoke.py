@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from toolwire.textformats.qwen3_coder import strip_newlines
 from toolwire.textformats.scanner import Grammar, Markers, MarkupCall, TextScanner
-from toolwire.textformats.values import json_or_text, parameter_schema, type_value
+from toolwire.textformats.values import Repairs, json_or_text, parameter_schema, type_value
 
 _ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _NAMED = re.compile(r"[ \t\r\n]+name\s*=")
@@ -112,16 +112,17 @@ class InvokeExtractor(TextScanner):
             flag = attrs.get("string")
             if flag is not None and flag not in ("true", "false"):
                 read.gap(f"string={flag}")  # says neither how to read the value
-            value = self._value(strip_newlines(raw), flag, parameter_schema(schema, key))
+            schema_of_key = parameter_schema(schema, key)
+            value = self._value(strip_newlines(raw), flag, schema_of_key, read.repairs)
             read.put(key, value)
             if m == f"</{self.PREFIX}parameter>":
                 m = yield (self.until, self._next_param, read.gap, False)
         self.end_markup_call(index, read, cut=m is None)
         return m
 
-    def _value(self, raw: str, flag: str | None, schema: Any) -> Any:
+    def _value(self, raw: str, flag: str | None, schema: Any, repairs: Repairs) -> Any:
         if flag == "true":
             return raw
         if flag == "false" and schema is None:
-            return json_or_text(raw)
-        return type_value(raw, schema)
+            return json_or_text(raw, repairs)
+        return type_value(raw, schema, repairs)

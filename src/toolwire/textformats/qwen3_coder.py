@@ -80,7 +80,8 @@ class Qwen3CoderExtractor(TextScanner):
             if m is None:
                 break  # the value was cut off: the markup keeps it
             key = key.strip()
-            read.put(key, type_value(strip_newlines(raw), parameter_schema(schema, key)))
+            value = type_value(strip_newlines(raw), parameter_schema(schema, key), read.repairs)
+            read.put(key, value)
             if m == "</parameter>":
                 m = yield (self.until, self._next_tag, read.gap, False)
         self.end_markup_call(index, read, cut=m is None)

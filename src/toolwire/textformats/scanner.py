@@ -66,15 +66,17 @@ class MarkupCall:
     """The parameters of a call written as tags, and what its markup held that was
     not read: text between (or inside) its tags other than whitespace (``gap`` is an
     ``Emit`` for it), and parameters given twice. ``ignore``: text the format writes
-    between tags besides whitespace (GLM's escaped newline)."""
+    between tags besides whitespace (GLM's escaped newline). ``repairs``: what reading
+    the parameters' text as values changed (see ``values.type_value``)."""
 
-    __slots__ = ("args", "gaps", "ignore", "repeated")
+    __slots__ = ("args", "gaps", "ignore", "repairs", "repeated")
 
     def __init__(self, ignore: str = "") -> None:
         self.args: dict[str, Any] = {}
         self.gaps: list[str] = []
         self.repeated: list[str] = []
         self.ignore = ignore
+        self.repairs: dict[str, None] = {}
 
     def gap(self, text: str) -> None:
         self.gaps.append(text)
@@ -498,8 +500,12 @@ class TextScanner:
         )
         return index
 
-    def arguments(self, index: int, value: str | Mapping[str, Any] | list[Any]) -> None:
-        self.sink.tool(index, None, None, value)
+    def arguments(
+        self, index: int, value: str | Mapping[str, Any] | list[Any], repairs: Iterable[str] = ()
+    ) -> None:
+        """Argument text, or the arguments as a value; ``repairs``: what reading the
+        value changed (see ``values.type_value``)."""
+        self.sink.tool(index, None, None, value, repairs=repairs)
 
     def end_call(self, index: int, *, truncated: bool = False) -> None:
         if index in self._open_calls:
@@ -532,11 +538,11 @@ class TextScanner:
         markup = self.take_markup()
         problems = read.problems()
         if cut:
-            self.sink.tool(index, None, None, read.args, raw=markup)
+            self.sink.tool(index, None, None, read.args, raw=markup, repairs=read.repairs)
         elif problems:
             self.sink.tool(index, None, None, markup, unreadable="; ".join(problems))
         elif read.args:
-            self.arguments(index, read.args)
+            self.arguments(index, read.args, read.repairs)
         self.end_call(index, truncated=cut)
 
     def truncated_call(self, name: str | None, value: Any = None, id: str | None = None) -> None:
