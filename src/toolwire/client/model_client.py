@@ -28,6 +28,7 @@ from typing import Any, Literal
 import httpx
 import orjson
 
+from toolwire.jsontext import dumps
 from toolwire.providers.requests import (
     RequestTranslation,
     anthropic_to_openai,
@@ -210,7 +211,7 @@ class ModelClient:
     async def open(self, request: PreparedRequest) -> UpstreamResponse:
         """Send the request; retry connect errors, 429 and 5xx; return once a 2xx
         response's headers arrived. Raises ``UpstreamError`` when it gives up."""
-        content = orjson.dumps(request.body)
+        content = dumps(request.body).encode()  # an integer beyond 64 bits too
         started = time.monotonic()
         attempt = 0
         while True:

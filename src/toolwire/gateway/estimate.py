@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from toolwire.jsontext import dumps
 from toolwire.tokens import estimate_tokens
 
 
@@ -33,7 +34,7 @@ def _texts(value: Any, out: list[str]) -> None:
                 if isinstance(item, str):
                     out.append(item)
                 elif key in ("input", "arguments"):
-                    out.append(orjson.dumps(item).decode())
+                    out.append(dumps(item))
                 else:
                     _texts(item, out)
         if "function" in value:

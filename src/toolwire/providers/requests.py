@@ -23,8 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import orjson
-
 from toolwire.jsontext import dumps, json_type
 from toolwire.providers.tooldefs import (
     RequestTranslationError,
@@ -35,7 +33,7 @@ from toolwire.providers.tooldefs import (
     to_anthropic_tool,
     to_openai_tool,
 )
-from toolwire.repair import repair_json
+from toolwire.repair import repair_json, strict_json
 from toolwire.spec import ToolSpec
 
 
@@ -559,9 +557,11 @@ def _arguments_object(arguments: Any, call_id: str, notes: _Notes) -> dict[str, 
         return dict(arguments)
     if not isinstance(arguments, str) or not arguments.strip():
         return {}
-    try:
-        value = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
+    # strict JSON as sent: integers beyond 64 bits exact, a repeated key named
+    ok, value, changed = strict_json(arguments)
+    if changed:
+        notes.add(f"arguments of call {call_id!r} were repaired ({', '.join(changed)})")
+    if not ok:
         result = repair_json(arguments)
         value = result.value if result.ok and not result.truncated else None
         if value is None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from toolwire.assemble import JsonScanner
+from toolwire.jsontext import dumps
 from toolwire.repair import repair_json
 from toolwire.textformats.need import NEED, Grammar, _Need
 
@@ -135,7 +136,7 @@ class _Envelope:
             return (CALL, "")
         args = value.get("arguments", value.get("parameters"))
         if args is not None and not isinstance(args, str | dict | list):
-            args = orjson.dumps(args).decode()
+            args = dumps(args)  # an integer beyond 64 bits too (orjson refuses it)
         self.sc.whole_call(value["name"], args, result.repairs)
         return (CALL, "")
 
