@@ -61,8 +61,11 @@ _PYTHONISH: Final = re.compile(
 _LINE_END: Final = re.compile(rb"\r\n?|\n")
 # Where a trailing comma may be: only then are the gaps in containers looked at.
 _MAYBE_TRAILING_COMMA: Final = re.compile(r",\s*[\]})]")
-# An escape that may write a "#" into a string without one in the text.
-_MAYBE_ESCAPED_HASH: Final = re.compile(r"(?<!\\)(?:\\\\)*\\[xuUN0-7]")
+# An escape that writes a "#" into a string without one in the text (when the
+# backslash is not itself escaped).
+_HASH_ESCAPE: Final = re.compile(
+    r"\\(?:x23|u0023|U00000023|043|43(?![0-7])|N\{NUMBER SIGN\})", re.IGNORECASE
+)
 _COMMENT: Final = re.compile(rb"#[^\r\n]*")
 # JSON-only escape that Python would keep with its backslash ("\/" means "/").
 _JSON_ONLY_ESCAPE: Final = "\\/"
@@ -306,7 +309,17 @@ def _maybe_lax(text: str, value: Any) -> bool:
     hashes = text.count("#")
     if not hashes:
         return False
-    return bool(_MAYBE_ESCAPED_HASH.search(text)) or hashes > count_in_strings(value, "#")
+    return _may_escape_a_hash(text) or hashes > count_in_strings(value, "#")
+
+
+def _may_escape_a_hash(text: str) -> bool:
+    for m in _HASH_ESCAPE.finditer(text):
+        start = at = m.start()
+        while at and text[at - 1] == "\\":
+            at -= 1  # each run of backslashes is walked once: it ends at its match
+        if (start - at) % 2 == 0:
+            return True
+    return False
 
 
 def _laxities(parsed: ParsedPython) -> list[str]:
