@@ -185,3 +185,23 @@ def test_functiongemma_repeated_keys_and_changed_numbers_are_named() -> None:
     (call,) = StreamResult.collect([*parser.feed(tiny.encode()), *parser.close()]).calls
     assert call.arguments == {"x": 0.0, "i": 123456789012345678901234567890}
     assert (call.status, call.repairs) == ("repaired", ("float_underflow",))
+
+
+CUT_IN_A_SECOND_PARAMETER = {
+    "qwen3_coder": '<tool_call>\n<function=f>\n<parameter=o>\n{"a": 1, "a": 2}\n</parameter>\n'
+    "<parameter=x>\n12",
+    "glm45": '<tool_call>f\n<arg_key>o</arg_key>\n<arg_value>{"a": 1, "a": 2}</arg_value>\n'
+    "<arg_key>x</arg_key>\n<arg_value>12",
+    "minimax_m2": '<minimax:tool_call>\n<invoke name="f">\n<parameter name="o">{"a": 1, "a": 2}'
+    '</parameter>\n<parameter name="x">12',
+}
+
+
+@pytest.mark.parametrize("family", sorted(CUT_IN_A_SECOND_PARAMETER))
+def test_F1_a_cut_off_call_names_what_reading_its_whole_parameters_changed(family: str) -> None:
+    parser = StreamParser(f"text:{family}", TOOLS)
+    text = CUT_IN_A_SECOND_PARAMETER[family]
+    (call,) = StreamResult.collect([*parser.feed(text.encode()), *parser.close()]).calls
+    assert call.status == "truncated"
+    assert call.partial_arguments == {"o": {"a": 2}}
+    assert "duplicate_key" in call.repairs
