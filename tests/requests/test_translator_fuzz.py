@@ -370,3 +370,18 @@ def test_a_null_required_list_in_an_all_of_part_is_read() -> None:
     """Found by the fuzzer (len(None) raised): an empty ``required`` is no required."""
     schema = {"allOf": [{"properties": {"x": {"type": "number"}}, "required": None}]}
     assert gemini_schema(schema).value["properties"] == {"x": {"type": "number"}}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"model": "m", "input": [{"type": ["message"], "role": "user", "content": "hi"}]},
+        {"model": "m", "input": [{"role": "user", "content": [{"type": {"a": 1}, "text": "x"}]}]},
+        {"model": "m", "input": "hi", "tools": [{"type": ["function"], "name": "f"}]},
+    ],
+)
+def test_responses_item_types_of_the_wrong_type_name_the_field(body: dict[str, Any]) -> None:
+    """A ``type`` that is not a string raised TypeError (unhashable list) in the
+    Responses translator; it is the documented error, naming the field."""
+    with pytest.raises(RequestTranslationError, match=r"\.type"):
+        responses_to_openai(body)

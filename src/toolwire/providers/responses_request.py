@@ -102,7 +102,7 @@ def _function_specs(body: Mapping[str, Any], notes: _Notes) -> list[ToolSpec]:
     for i, entry in enumerate(read_list(body.get("tools"), "tools")):
         path = f"tools[{i}]"
         tool = read_mapping(entry, path)
-        kind = tool.get("type")
+        kind = read_str(tool.get("type"), f"{path}.type")
         if kind == "function":
             specs.append(_spec(tool, path, read_str(tool.get("name"), f"{path}.name")))
         elif kind == "namespace":
@@ -138,7 +138,7 @@ def _user_parts(content: Any, path: str, notes: _Notes) -> str | list[dict[str, 
     parts: list[dict[str, Any]] = []
     for i, entry in enumerate(read_list(content, path)):
         part = read_mapping(entry, f"{path}[{i}]")
-        kind = part.get("type")
+        kind = read_str(part.get("type"), f"{path}[{i}].type")
         if kind in ("input_text", "output_text", "text"):
             parts.append({"type": "text", "text": read_str(part.get("text"), f"{path}[{i}].text")})
         elif kind == "refusal":
@@ -191,7 +191,7 @@ def _messages(body: Mapping[str, Any], names: ToolNameMap, notes: _Notes) -> lis
     for i, entry in enumerate(read_list(raw_input, "input")):
         path = f"input[{i}]"
         item = read_mapping(entry, path)
-        kind = item.get("type", "message" if "role" in item else None)
+        kind = read_str(item.get("type"), f"{path}.type") or ("message" if "role" in item else None)
         if kind == "message":
             role = read_str(item.get("role"), f"{path}.role")
             content = _user_parts(item.get("content"), f"{path}.content", notes)
