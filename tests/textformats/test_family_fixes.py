@@ -372,3 +372,32 @@ def test_xml_call_to_a_tool_with_python_type_names_is_typed() -> None:
         "l": [1],
         "s": "007",
     }
+
+
+@pytest.mark.parametrize("family", ["qwen3_coder", "minimax_m2"])
+def test_tools_declared_with_python_type_names_give_complete_calls(family: str) -> None:
+    """Tool schemas written for XML-style formats say ``int``, ``double``, ``bool``,
+    ``list``, ``str``: values are typed by them and the call is complete, not refused
+    for an invalid schema; an unknown type name is still refused."""
+    props = {
+        "n": {"type": "int"},
+        "x": {"type": "double"},
+        "b": {"type": "bool"},
+        "l": {"type": "list", "items": {"type": "str"}},
+    }
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": props}}]
+    if family == "qwen3_coder":
+        body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in VALUES)
+        text = f"<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"
+    else:
+        body = "".join(f'<parameter name="{k}">{v}</parameter>' for k, v in VALUES)
+        text = f'<minimax:tool_call><invoke name="f">{body}</invoke></minimax:tool_call>'
+    (call,) = parse_stream(text, format=f"text:{family}", tools=tools).calls
+    assert (call.status, call.errors) == ("complete", ())
+    assert call.arguments == {"n": 3, "x": 2.5, "b": True, "l": ["a"]}
+    odd = [{"name": "f", "parameters": {"type": "object", "properties": {"n": {"type": "intt"}}}}]
+    (bad,) = parse_stream(text, format=f"text:{family}", tools=odd).calls
+    assert bad.status == "invalid" and "not valid JSON Schema" in " ".join(bad.errors)
+
+
+VALUES = [("n", "3"), ("x", "2.5"), ("b", "true"), ("l", '["a"]')]

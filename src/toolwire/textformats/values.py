@@ -24,6 +24,7 @@ from typing import Any
 from toolwire.coerce import json_type_name
 from toolwire.repair import repair_json, strict_json
 from toolwire.repair.numbers import float_underflows
+from toolwire.spec import TYPE_ALIASES
 
 Repairs = MutableMapping[str, None]  # repair names, in the order first met
 
@@ -31,24 +32,10 @@ _INT = re.compile(r"[+-]?\d+")
 # possessive: a long run of digits that is not a number fails at once
 _FLOAT = re.compile(r"[+-]?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][+-]?\d++)?")
 _ORDER = ("null", "integer", "number", "boolean", "object", "array")
-# type names tool schemas use in the wild (Python's, C's) and their JSON Schema kin
-_TYPE_ALIASES = {
-    "int": "integer",
-    "long": "integer",
-    "float": "number",
-    "double": "number",
-    "bool": "boolean",
-    "dict": "object",
-    "list": "array",
-    "tuple": "array",
-    "str": "string",
-    "text": "string",
-    "none": "null",
-}
 
 
 def _kind(name: str) -> str:
-    return _TYPE_ALIASES.get(name.lower(), name.lower())
+    return TYPE_ALIASES.get(name.lower(), name.lower())
 
 
 def parameter_schema(tool_schema: Mapping[str, Any] | None, key: str) -> Mapping[str, Any] | None:
