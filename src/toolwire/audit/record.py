@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 # ``truncated``: a call the gateway held back because the model was cut off mid-call
 Status = Literal[
@@ -21,16 +21,7 @@ Status = Literal[
     "cancelled",
     "truncated",
 ]
-STATUSES: tuple[Status, ...] = (
-    "ok",
-    "tool_error",
-    "invalid_args",
-    "denied",
-    "pending_approval",
-    "timeout",
-    "cancelled",
-    "truncated",
-)
+STATUSES: tuple[Status, ...] = get_args(Status)
 TaskStatus = Literal["open", "solved", "failed"]
 
 

@@ -44,7 +44,9 @@ class RequestTranslation:
     names: ToolNameMap | None = None  # set when some tool name had to change
 
 
-class _Notes:
+class Notes:
+    """What a translation dropped or changed, in words, each said once."""
+
     def __init__(self) -> None:
         self.items: list[str] = []
 
@@ -135,7 +137,7 @@ def anthropic_to_openai(
     OpenAI's reasoning models want ``max_completion_tokens``.
     """
     body = _body(body)
-    notes = _Notes()
+    notes = Notes()
     out: dict[str, Any] = {}
     if "model" in body:
         out["model"] = body["model"]
@@ -290,7 +292,7 @@ def anthropic_to_openai(
 
 
 def _anthropic_result(
-    content: Any, path: str, notes: _Notes
+    content: Any, path: str, notes: Notes
 ) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(content, str) or content is None:
         return content or "", []
@@ -308,7 +310,7 @@ def _anthropic_result(
     return "\n".join(texts), images
 
 
-def _anthropic_part(block: Mapping[str, Any], notes: _Notes) -> dict[str, Any] | None:
+def _anthropic_part(block: Mapping[str, Any], notes: Notes) -> dict[str, Any] | None:
     btype = block.get("type")
     if btype == "text":
         return {"type": "text", "text": str(block.get("text", ""))}
@@ -331,7 +333,7 @@ def _anthropic_part(block: Mapping[str, Any], notes: _Notes) -> dict[str, Any] |
 
 
 def _anthropic_tool_choice(
-    choice: Any, out: dict[str, Any], names: ToolNameMap, notes: _Notes
+    choice: Any, out: dict[str, Any], names: ToolNameMap, notes: Notes
 ) -> None:
     if choice is None:
         return
@@ -352,7 +354,7 @@ def _anthropic_tool_choice(
         out["parallel_tool_calls"] = False
 
 
-def _anthropic_thinking(body: Mapping[str, Any], out: dict[str, Any], notes: _Notes) -> None:
+def _anthropic_thinking(body: Mapping[str, Any], out: dict[str, Any], notes: Notes) -> None:
     thinking = body.get("thinking")
     if isinstance(thinking, Mapping):
         kind = thinking.get("type")
@@ -400,7 +402,7 @@ def openai_to_anthropic(
     request has neither ``max_tokens`` nor ``max_completion_tokens``.
     """
     body = _body(body)
-    notes = _Notes()
+    notes = Notes()
     out: dict[str, Any] = {}
     if "model" in body:
         out["model"] = body["model"]
@@ -552,7 +554,7 @@ def _stable_id(position: int, index: int) -> str:
     return f"toolu_{digest[:24]}"
 
 
-def _arguments_object(arguments: Any, call_id: str, notes: _Notes) -> dict[str, Any]:
+def _arguments_object(arguments: Any, call_id: str, notes: Notes) -> dict[str, Any]:
     if isinstance(arguments, Mapping):
         return dict(arguments)
     if not isinstance(arguments, str) or not arguments.strip():
@@ -574,7 +576,7 @@ def _arguments_object(arguments: Any, call_id: str, notes: _Notes) -> dict[str, 
     return value
 
 
-def _openai_blocks(content: Any, path: str, notes: _Notes) -> list[dict[str, Any]]:
+def _openai_blocks(content: Any, path: str, notes: Notes) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     blocks: list[dict[str, Any]] = []
@@ -613,7 +615,7 @@ def _openai_blocks(content: Any, path: str, notes: _Notes) -> list[dict[str, Any
 
 
 def _openai_tool_choice(
-    body: Mapping[str, Any], out: dict[str, Any], names: ToolNameMap, notes: _Notes
+    body: Mapping[str, Any], out: dict[str, Any], names: ToolNameMap, notes: Notes
 ) -> None:
     choice = body.get("tool_choice")
     result: dict[str, Any] | None = None
@@ -637,7 +639,7 @@ def _openai_tool_choice(
         out["tool_choice"] = result
 
 
-def _openai_reasoning(effort: Any, out: dict[str, Any], notes: _Notes) -> None:
+def _openai_reasoning(effort: Any, out: dict[str, Any], notes: Notes) -> None:
     if not isinstance(effort, str):
         return
     if effort == "none":

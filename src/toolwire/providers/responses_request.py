@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolwire.jsontext import dumps, json_type
-from toolwire.providers.requests import RequestTranslation
+from toolwire.providers.requests import Notes, RequestTranslation
 from toolwire.providers.tooldefs import (
     RequestTranslationError,
     ToolNameMap,
@@ -88,16 +88,7 @@ def namespaces_of(body: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
     return out
 
 
-class _Notes:
-    def __init__(self) -> None:
-        self.items: list[str] = []
-
-    def add(self, message: str) -> None:
-        if message not in self.items:
-            self.items.append(message)
-
-
-def _function_specs(body: Mapping[str, Any], notes: _Notes) -> list[ToolSpec]:
+def _function_specs(body: Mapping[str, Any], notes: Notes) -> list[ToolSpec]:
     specs: list[ToolSpec] = []
     for i, entry in enumerate(read_list(body.get("tools"), "tools")):
         path = f"tools[{i}]"
@@ -131,7 +122,7 @@ def _spec(tool: Mapping[str, Any], path: str, name: str) -> ToolSpec:
     )
 
 
-def _user_parts(content: Any, path: str, notes: _Notes) -> str | list[dict[str, Any]]:
+def _user_parts(content: Any, path: str, notes: Notes) -> str | list[dict[str, Any]]:
     """A message's content as Chat Completions content: a string when it is all text."""
     if isinstance(content, str):
         return content
@@ -161,7 +152,7 @@ def _user_parts(content: Any, path: str, notes: _Notes) -> str | list[dict[str, 
     return parts
 
 
-def _output_text(output: Any, path: str, notes: _Notes) -> str:
+def _output_text(output: Any, path: str, notes: Notes) -> str:
     """A function_call_output's ``output``: a string, or parts whose text is kept."""
     if isinstance(output, str):
         return output
@@ -175,7 +166,7 @@ def _output_text(output: Any, path: str, notes: _Notes) -> str:
     return "\n".join(texts)
 
 
-def _messages(body: Mapping[str, Any], names: ToolNameMap, notes: _Notes) -> list[dict[str, Any]]:
+def _messages(body: Mapping[str, Any], names: ToolNameMap, notes: Notes) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     instructions = body.get("instructions")
     if instructions is not None:
@@ -242,7 +233,7 @@ def _messages(body: Mapping[str, Any], names: ToolNameMap, notes: _Notes) -> lis
     return messages
 
 
-def _tool_choice(choice: Any, out: dict[str, Any], names: ToolNameMap, notes: _Notes) -> None:
+def _tool_choice(choice: Any, out: dict[str, Any], names: ToolNameMap, notes: Notes) -> None:
     if choice is None:
         return
     if choice in ("auto", "none", "required"):
@@ -269,7 +260,7 @@ def responses_to_openai(
             "previous_response_id",
             "the gateway keeps no responses; send the whole conversation (store: false)",
         )
-    notes = _Notes()
+    notes = Notes()
     specs = _function_specs(body, notes)
     if names is None:
         names = ToolNameMap((s.name for s in specs), "openai")
