@@ -1,0 +1,209 @@
+"""A replay model server: a real HTTP/1.1 server on loopback that answers each request
+with a recorded stream, in the shapes real servers send, with fault modes.
+
+    with ReplayServer({"my-model": Script(chunks)}) as server:
+        client = ModelClient("openai-chat", server.url)   # http://127.0.0.1:PORT/v1
+
+The request's ``model`` picks the answer (``default`` names the one for any other
+model). An answer is a ``Script``, or a function of the request body that returns one
+(``Dialogue`` answers by turn). Streams go out with chunked transfer encoding, one
+recorded message per chunk, so a drop (``drop_after``) looks on the wire as it does
+from a real server: the connection closes before the last chunk. ``requests`` holds
+what arrived; ``disconnects`` the times clients went away while a response was still
+being sent. Used by ``toolwire demo`` and by the tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+
+@dataclass
+class Script:
+    """One scripted answer. ``fail``: answers given before it, one per request, as
+    ``(status, retry_after)``; ``drop_after``: close after this many chunks;
+    ``first_byte_delay``: seconds before the response headers."""
+
+    chunks: list[bytes]
+    content_type: str = "text/event-stream"
+    drop_after: int | None = None
+    first_byte_delay: float = 0.0
+    chunk_delay: float = 0.0
+    fail: list[tuple[int, float | None]] = field(default_factory=list)
+    always_fail: tuple[int, float | None] | None = None
+
+
+Answer = Script | Callable[[Any], Script]
+
+
+@dataclass
+class Dialogue:
+    """Answers by turn: the number of tool results in the request's messages picks the
+    script (the first turn has none); the last script answers every later turn."""
+
+    turns: list[Script]
+
+    def __call__(self, body: Any) -> Script:
+        messages = body.get("messages") if isinstance(body, dict) else None
+        results = sum(1 for m in messages or [] if isinstance(m, dict) and m.get("role") == "tool")
+        return self.turns[min(results, len(self.turns) - 1)]
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class ReplayServer:
+    """The server, on its own event loop in a thread; a context manager."""
+
+    def __init__(self, scripts: Mapping[str, Answer], default: str | None = None) -> None:
+        self.scripts = dict(scripts)
+        self.default = default
+        self.requests: list[Received] = []
+        self.disconnects: list[float] = []
+        self.tries: dict[str, int] = {}
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._ready = threading.Event()
+        self._server: asyncio.Server | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> ReplayServer:
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the replay server did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        current = asyncio.current_task()
+        tasks = [t for t in asyncio.all_tasks() if t is not current]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+
+        async def start() -> None:
+            # a backlog for hundreds of clients connecting at once
+            self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024)
+            self.port = self._server.sockets[0].getsockname()[1]
+            self._ready.set()
+
+        self._loop.run_until_complete(start())
+        self._loop.run_forever()
+        self._loop.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while await self._one(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    def _script(self, body: Any) -> tuple[str, Script | None]:
+        name = str(body.get("model")) if isinstance(body, dict) else ""
+        answer = self.scripts.get(name)
+        if answer is None and self.default is not None:
+            answer = self.scripts.get(self.default)
+        if answer is None or isinstance(answer, Script):
+            return name, answer
+        return name, answer(body)
+
+    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        _method, path, _version = lines[0].split(" ", 2)
+        headers = {}
+        for line in lines[1:]:
+            if ":" in line:
+                key, value = line.split(":", 1)
+                headers[key.strip().lower()] = value.strip()
+        raw = await reader.readexactly(int(headers.get("content-length", "0")))
+        try:
+            body = orjson.loads(raw) if raw else None
+        except orjson.JSONDecodeError:
+            body = None
+        self.requests.append(Received(path, headers, body))
+        name, script = self._script(body)
+        if script is None:
+            await _respond(writer, 404, {"error": {"message": f"no script {name!r}"}})
+            return True
+        tries = self.tries[name] = self.tries.get(name, 0) + 1
+        failure = script.always_fail or (
+            script.fail[tries - 1] if tries <= len(script.fail) else None
+        )
+        if failure is not None:
+            status, retry_after = failure
+            extra = {"retry-after": str(retry_after)} if retry_after is not None else {}
+            await _respond(writer, status, {"error": {"message": f"scripted {status}"}}, extra)
+            return True
+        await asyncio.sleep(script.first_byte_delay)
+        if script.content_type == "application/json":
+            await _respond(writer, 200, script.chunks[0])
+            return True
+        return await self._stream(script, reader, writer)
+
+    async def _stream(
+        self, script: Script, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: "
+            + script.content_type.encode()
+            + b"\r\ntransfer-encoding: chunked\r\n\r\n"
+        )
+        gone = asyncio.ensure_future(reader.read(1))  # EOF: the client went away
+        try:
+            for sent, chunk in enumerate(script.chunks):
+                if script.drop_after is not None and sent >= script.drop_after:
+                    return False  # close without the last chunk: a drop
+                writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                await writer.drain()
+                if script.chunk_delay:
+                    await asyncio.wait({gone}, timeout=script.chunk_delay)
+                if gone.done():
+                    self.disconnects.append(time.monotonic())
+                    return False
+            writer.write(b"0\r\n\r\n")
+            await writer.drain()
+            return False
+        finally:
+            gone.cancel()
+
+
+async def _respond(
+    writer: asyncio.StreamWriter,
+    status: int,
+    body: Any,
+    headers: dict[str, str] | None = None,
+) -> None:
+    data = body if isinstance(body, bytes) else orjson.dumps(body)
+    head = f"HTTP/1.1 {status} Scripted\r\ncontent-type: application/json\r\n"
+    head += f"content-length: {len(data)}\r\n"
+    for key, value in (headers or {}).items():
+        head += f"{key}: {value}\r\n"
+    writer.write(head.encode() + b"\r\n" + data)
+    await writer.drain()
