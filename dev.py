@@ -67,7 +67,7 @@ def main(argv: list[str]) -> int:
     if command == "lock":
         return run(
             "uv", "pip", "compile", "pyproject.toml", "--universal", "--python-version", "3.11",
-            "--extra", "dev", "--extra", "bench", "--extra", "mcp", "--extra", "otel",
+            "--extra", "dev", "--extra", "bench", "--extra", "mcp", "--extra", "otel", "--extra", "demo",
             "-o", "requirements.lock", "-q",
         )
     print(__doc__)

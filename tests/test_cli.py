@@ -110,8 +110,8 @@ def test_repair_exits_1_when_nothing_can_be_recovered() -> None:
     assert "nothing could be recovered" in result.stderr
 
 
-def test_demo_runs_on_bundled_data() -> None:
-    result = runner.invoke(app, ["demo"], env={"COLUMNS": "200"})
+def test_demo_streams_runs_on_bundled_data() -> None:
+    result = runner.invoke(app, ["demo", "--streams"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "real openai" in result.stdout
     assert "F1-truncated-length" in result.stdout
@@ -119,8 +119,8 @@ def test_demo_runs_on_bundled_data() -> None:
     assert "✗" not in result.stdout  # every stream with an expectation meets it
 
 
-def test_demo_reads_at_80_columns_and_its_counts_agree() -> None:
-    result = runner.invoke(app, ["demo"], env={"COLUMNS": "80"})
+def test_demo_streams_reads_at_80_columns_and_its_counts_agree() -> None:
+    result = runner.invoke(app, ["demo", "--streams"], env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80

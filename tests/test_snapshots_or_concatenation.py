@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -20,9 +19,11 @@ from hypothesis import strategies as st
 from toolwire.assemble import CallAssembler
 from toolwire.events import ArgumentsDelta, CallFinished, Event, StreamResult
 from toolwire.parser import StreamParser, parse_stream
+from toolwire.replay.recorded import read_cases
 from toolwire.spec import ToolSpec
 
-LLAMA_CPP_PYTHON = Path(__file__).parent / "data" / "llama_cpp_python_forced_tool_choice.sse"
+# recorded from llama-cpp-python (bundled as the demo's first open-model stream)
+(LLAMA_CPP_PYTHON,) = [c.data for c in read_cases("servers.jsonl") if c.covers[0] == "F32"]
 WEATHER = ToolSpec(
     "get_weather",
     {
@@ -49,7 +50,7 @@ def streamed(events: list[Event]) -> str:
 def test_llama_cpp_python_forced_tool_choice_is_one_complete_call_F7() -> None:
     """The server's exact shape: id, type and name in every chunk, and every chunk
     mirrored in ``delta.function_call``."""
-    data = LLAMA_CPP_PYTHON.read_bytes()
+    data = LLAMA_CPP_PYTHON
     result = parse_stream(data, "openai-chat", [WEATHER])
     (call,) = result.calls
     assert call.status == "complete", call
@@ -64,7 +65,7 @@ def test_llama_cpp_python_forced_tool_choice_is_one_complete_call_F7() -> None:
 
 
 def test_llama_cpp_python_stream_in_any_byte_chunking_F15() -> None:
-    data = LLAMA_CPP_PYTHON.read_bytes()
+    data = LLAMA_CPP_PYTHON
     whole = parse_stream(data, "openai-chat", [WEATHER])
     rng = random.Random(7)
     for _ in range(30):

@@ -8,14 +8,11 @@ recorded streams and fault modes the tests name by model.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 import orjson
 
 from toolwire.replay import Answer, ReplayServer, Script, call_stream, sse_messages, text_stream
-
-DATA = Path(__file__).parent / "data"
-
+from toolwire.replay.recorded import read_cases
 
 WEATHER_SCHEMA = {
     "type": "object",
@@ -28,9 +25,9 @@ WEATHER_SCHEMA = {
 }
 
 # the recorded streams: what each scripted model answers
-F32_LLAMA_CPP = sse_messages((DATA / "llama_cpp_python_forced_tool_choice.sse").read_bytes())
-# F33: max_tokens cut the arguments, yet the server says tool_calls
-F33_CUT_OFF = call_stream("get_weather", ['{"city": ', '"Par', "is"], "tool_calls")
+RECORDED = {case.name: sse_messages(case.data) for case in read_cases("servers.jsonl")}
+F32_LLAMA_CPP = RECORDED["F32-llama-cpp-python"]
+F33_CUT_OFF = RECORDED["F33-cut-under-tool-calls"]  # max_tokens cut, finish says tool_calls
 PYTHON_DICT = call_stream("get_weather", ["{'city': 'Lima', ", "'days': '2',}"], "tool_calls")
 # F34: a stream=false body (the server answers a whole chat.completion)
 F34_BODY = orjson.dumps(
@@ -62,10 +59,7 @@ F34_BODY = orjson.dumps(
         "usage": {"prompt_tokens": 30, "completion_tokens": 9, "total_tokens": 39},
     }
 )
-# F35: a local model writes its call as fenced JSON in the text
-F35_FENCED = text_stream(
-    ['Checking.\n```json\n{"name": "get_wea', 'ther", "arguments": {"city": "Ro', 'me"}}\n```'],
-)
+F35_FENCED = RECORDED["F35-fenced-json"]  # a local model writes its call as fenced JSON
 UNREADABLE = call_stream("get_weather", ["<<<not json>>>"], "tool_calls")
 PLAIN_TEXT = text_stream(["Hello", ", ", "world."])
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from importlib import resources
 from typing import Annotated, Any
 
 import typer
@@ -13,8 +11,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from toolwire.cli.io import fail
 from toolwire.events import StreamResult
 from toolwire.parser import StreamParser, UnknownFormatError
+from toolwire.replay.recorded import RecordedStream, read_cases, real_captures
 
 _STATUS_STYLE = {
     "complete": "green",
@@ -24,57 +24,16 @@ _STATUS_STYLE = {
 }
 
 
-@dataclass
-class DemoStream:
-    name: str
-    format: str
-    data: bytes
-    tools: list[dict[str, Any]]
-    covers: list[str]
-    expect: dict[str, Any] | None
-
-
-def bundled_streams() -> list[DemoStream]:
+def bundled_streams() -> list[RecordedStream]:
     """Real captures first, then one stream per failure mode."""
-    root = resources.files("toolwire.data.demo")
-    out: list[DemoStream] = []
-    for provider, fmt in (("openai", "openai-chat"), ("anthropic", "anthropic")):
-        folder = root / "real" / provider
-        for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-            if entry.name.endswith(".sse"):
-                out.append(
-                    DemoStream(
-                        f"real {provider} {entry.name.removesuffix('.sse')}",
-                        fmt,
-                        entry.read_bytes(),
-                        [],
-                        [],
-                        None,
-                    )
-                )
-    for line in (root / "streams.jsonl").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        case = json.loads(line)
-        fmt = case["format"]
-        out.append(
-            DemoStream(
-                case["id"],
-                fmt,
-                case["input"].encode(),
-                case["tools"],
-                case["covers"],
-                case["expect"],
-            )
-        )
-    return out
+    return real_captures() + read_cases("streams.jsonl")
 
 
 def _chunked(data: bytes, size: int) -> list[bytes]:
     return [data[i : i + size] for i in range(0, len(data), size)]
 
 
-def run_stream(stream: DemoStream, chunk_size: int = 7) -> tuple[StreamResult, int]:
+def run_stream(stream: RecordedStream, chunk_size: int = 7) -> tuple[StreamResult, int]:
     """Feed the stream in small network-like pieces, as a real client would see it."""
     parser = StreamParser(stream.format, stream.tools)
     events = []
@@ -90,7 +49,7 @@ def _short(value: Any, limit: int = 44) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _stream_cell(stream: DemoStream, pieces: int) -> Text:
+def _stream_cell(stream: RecordedStream, pieces: int) -> Text:
     cell = Text(stream.name, style="cyan")
     cell.append(f"\n{stream.format}", style="dim")
     if stream.covers:
@@ -135,13 +94,37 @@ def _matches(result: StreamResult, expect: dict[str, Any] | None) -> bool | None
 
 
 def demo(
+    streams: Annotated[
+        bool,
+        typer.Option(
+            "--streams", help="Instead: the bundled streams through the parser, as a table."
+        ),
+    ] = False,
     chunk_size: Annotated[
         int,
         typer.Option(
-            min=1, metavar="BYTES", help="Bytes per network read when feeding each stream."
+            min=1, metavar="BYTES", help="With --streams: bytes per network read for each stream."
         ),
     ] = 7,
 ) -> None:
+    """The gateway end to end: broken streams from a replayed model server, asked by the
+    real openai and anthropic SDKs directly and through toolwire serve (no network)."""
+    if streams:
+        streams_table(chunk_size)
+        return
+    try:
+        from toolwire.cli.demo_gateway import render, run_demo
+
+        run = run_demo()
+    except ImportError as exc:
+        fail(
+            f"the demo drives the real SDKs and {exc.name} is not installed: "
+            "pip install 'toolwire[demo]' (or run toolwire demo --streams)"
+        )
+    render(run, Console())
+
+
+def streams_table(chunk_size: int) -> None:
     """Run the bundled streams through the pipeline and show what came out."""
     console = Console()
     table = Table(
