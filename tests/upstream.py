@@ -11,8 +11,31 @@ from collections.abc import Mapping
 
 import orjson
 
-from toolwire.replay import Answer, ReplayServer, Script, call_stream, sse_messages, text_stream
+from toolwire.replay import (
+    DONE,
+    Answer,
+    ReplayServer,
+    Script,
+    call_stream,
+    chat_chunk,
+    sse_messages,
+    text_stream,
+    usage_chunk,
+)
 from toolwire.replay.recorded import read_cases
+
+# the building blocks, for tests that script their own answers
+__all__ = [
+    "DONE",
+    "SCRIPTS",
+    "WEATHER_SCHEMA",
+    "Script",
+    "ScriptedUpstream",
+    "call_stream",
+    "chat_chunk",
+    "text_stream",
+    "usage_chunk",
+]
 
 WEATHER_SCHEMA = {
     "type": "object",
