@@ -151,9 +151,7 @@ class Relay:
         for event in events:
             if isinstance(event, StreamError):
                 self.errors.append(event.message)
-            delivered = self.delivery(event)
-            if delivered is not None:
-                out.extend(self.encoder.feed(delivered))
+            out.extend(self.encoder.feed(self.delivery(event)))
         return "".join(out)
 
     async def stream(self) -> AsyncIterator[str]:
