@@ -47,6 +47,7 @@ def test_the_readme_example_is_a_valid_config(tmp_path: Path) -> None:
     small = config.resolve("claude-haiku-4-5")
     assert small is not None and small.name == "small"
     assert config.resolve("mistral-large") is None  # no --upstream: not served
+    assert (config.limits.max_streams, config.limits.requests_per_minute) == (8, 120)
 
 
 @pytest.mark.parametrize(
