@@ -14,6 +14,7 @@ response was still being sent.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,8 @@ DATA = Path(__file__).parent / "data"
 class Script:
     """One scripted answer. ``fail``: answers given before it, one per request, as
     ``(status, retry_after)``; ``drop_after``: close after this many chunks;
-    ``first_byte_delay``: seconds before the response headers."""
+    ``first_byte_delay``: seconds before the response headers; ``body``: the whole
+    answer to a request that does not stream (None: the chunks either way)."""
 
     chunks: list[bytes]
     content_type: str = "text/event-stream"
@@ -38,6 +40,7 @@ class Script:
     chunk_delay: float = 0.0
     fail: list[tuple[int, float | None]] = field(default_factory=list)
     always_fail: tuple[int, float | None] | None = None
+    body: bytes | None = None
 
 
 @dataclass
@@ -242,6 +245,14 @@ class ScriptedUpstream:
         body = orjson.loads(raw) if raw else None
         self.requests.append(Received(path, headers, body))
         name = str(body.get("model")) if isinstance(body, dict) else ""
+        in_path = re.search(r"/models/([^/:]+):(\w+)", path)  # Gemini names it in the URL
+        if in_path is not None:
+            name = in_path.group(1)
+        streaming = (
+            in_path.group(2) == "streamGenerateContent"
+            if in_path is not None
+            else isinstance(body, dict) and body.get("stream") is True
+        )
         script = self.scripts.get(name)
         if script is None:
             await _respond(writer, 404, {"error": {"message": f"no script {name!r}"}})
@@ -256,6 +267,9 @@ class ScriptedUpstream:
             await _respond(writer, status, {"error": {"message": f"scripted {status}"}}, extra)
             return True
         await asyncio.sleep(script.first_byte_delay)
+        if script.body is not None and not streaming:
+            await _respond(writer, 200, script.body)
+            return True
         if script.content_type == "application/json":
             await _respond(writer, 200, script.chunks[0])
             return True

@@ -55,7 +55,7 @@ def test_the_readme_example_is_a_valid_config(tmp_path: Path) -> None:
     [
         ("[models.a]\nupstream = 'http://x/v1'\nmodle = 'm'\n", "unknown key 'modle'"),
         ("[models.a]\nupstream = 'ftp://x'\n", "http(s) URL"),
-        ("[models.a]\nupstream = 'http://x/v1'\nformat = 'gemini'\n", "not supported"),
+        ("[models.a]\nupstream = 'http://x/v1'\nformat = 'grpc'\n", "not supported"),
         ("[models.a]\nupstream = 'http://x/v1'\n[aliases]\n'claude-*' = 'b'\n", "no configured"),
         ("[models.a]\nupstream = 'http://x/v1'\nmax_output_tokens = '5'\n", "wrong type"),
         ("[gateway]\nport = 1\n", "no [models.NAME]"),

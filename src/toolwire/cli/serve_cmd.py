@@ -35,7 +35,8 @@ def serve(
     upstream_format: Annotated[
         str,
         typer.Option(
-            "--upstream-format", help="The upstream's wire format: openai-chat or anthropic."
+            "--upstream-format",
+            help="The upstream's API: openai-chat, anthropic, openai-responses, gemini or ollama.",
         ),
     ] = "openai-chat",
     text_format: Annotated[
@@ -89,7 +90,10 @@ def serve(
 ) -> None:
     """Serve OpenAI and Anthropic clients from any model server, every tool call repaired."""
     if upstream_format not in UPSTREAM_FORMATS:
-        fail(f"--upstream-format {upstream_format!r} is not supported yet; use openai-chat")
+        fail(
+            f"--upstream-format {upstream_format!r} is not supported; "
+            f"known: {', '.join(UPSTREAM_FORMATS)}"
+        )
     if text_format is not None and text_format not in FAMILIES:
         fail(f"unknown --text-format {text_format!r}; known: {', '.join(FAMILIES)}")
     if upstream is not None and not upstream.startswith(("http://", "https://")):

@@ -24,7 +24,7 @@ from toolwire.textformats import FAMILIES
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 DEFAULT_UPSTREAM_KEY_ENV = "TOOLWIRE_UPSTREAM_API_KEY"
-UPSTREAM_FORMATS = ("openai-chat", "anthropic")
+UPSTREAM_FORMATS = ("openai-chat", "anthropic", "openai-responses", "gemini", "ollama")
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 
 

@@ -103,7 +103,9 @@ class Relay:
         self.model = str(body.get("model") or route.model or "toolwire")
         names = self.prepared.names
         self.parser = StreamParser(
-            client.format, declared_tools(self.prepared.body), text_format=route.text_format
+            client.format,
+            self.prepared.tools or declared_tools(self.prepared.body),
+            text_format=route.text_format,
         )
         self.delivery = CallDelivery(
             arguments_are_objects=front == "anthropic", names=names, front=front, salt=request_id
