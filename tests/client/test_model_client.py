@@ -128,4 +128,4 @@ async def test_a_drop_mid_stream_is_reported_not_taken_for_the_end(
 
 def test_unsupported_wire_is_refused_up_front() -> None:
     with pytest.raises(ValueError, match="no upstream client"):
-        ModelClient("gemini", "http://127.0.0.1:1/v1")
+        ModelClient("grpc", "http://127.0.0.1:1/v1")

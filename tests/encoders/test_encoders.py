@@ -131,7 +131,7 @@ def test_anthropic_error_and_dropped_stream() -> None:
     assert messages[-1][0] == "error"
 
 
-def test_anthropic_truncated_call_keeps_its_block_open() -> None:
+def test_anthropic_streamed_truncated_call_keeps_its_block_open() -> None:
     truncated = call(0, None, "truncated")
     events: list[Event] = [
         CallStarted(0, "call_0", "get_weather"),
@@ -139,7 +139,7 @@ def test_anthropic_truncated_call_keeps_its_block_open() -> None:
         CallFinished(truncated),
         StreamFinished("length"),
     ]
-    text = encode_events(events, "anthropic")
+    text = encode_events(events, "anthropic", arguments="stream")
     messages = sse_messages(text)
     assert "content_block_stop" not in [e for e, _ in messages]
     assert messages[-2][1]["delta"]["stop_reason"] == "max_tokens"

@@ -47,6 +47,7 @@ def test_the_readme_example_is_a_valid_config(tmp_path: Path) -> None:
     small = config.resolve("claude-haiku-4-5")
     assert small is not None and small.name == "small"
     assert config.resolve("mistral-large") is None  # no --upstream: not served
+    assert (config.limits.max_streams, config.limits.requests_per_minute) == (8, 120)
 
 
 @pytest.mark.parametrize(
@@ -54,7 +55,7 @@ def test_the_readme_example_is_a_valid_config(tmp_path: Path) -> None:
     [
         ("[models.a]\nupstream = 'http://x/v1'\nmodle = 'm'\n", "unknown key 'modle'"),
         ("[models.a]\nupstream = 'ftp://x'\n", "http(s) URL"),
-        ("[models.a]\nupstream = 'http://x/v1'\nformat = 'gemini'\n", "not supported"),
+        ("[models.a]\nupstream = 'http://x/v1'\nformat = 'grpc'\n", "not supported"),
         ("[models.a]\nupstream = 'http://x/v1'\n[aliases]\n'claude-*' = 'b'\n", "no configured"),
         ("[models.a]\nupstream = 'http://x/v1'\nmax_output_tokens = '5'\n", "wrong type"),
         ("[gateway]\nport = 1\n", "no [models.NAME]"),

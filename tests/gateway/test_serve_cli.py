@@ -14,7 +14,7 @@ runner = CliRunner()
     ("args", "says"),
     [
         (["--host", "0.0.0.0"], "without a gateway key"),
-        (["--upstream-format", "gemini"], "not supported yet"),
+        (["--upstream-format", "grpc"], "not supported"),
         (["--text-format", "nope"], "unknown --text-format"),
     ],
 )

@@ -20,6 +20,11 @@ from hypothesis import strategies as st
 from wirefuzz import LONE_SURROGATES, SCALE, mutate_messages
 
 from toolwire.jsontext import dumps
+from toolwire.providers.native_requests import (
+    openai_to_gemini,
+    openai_to_ollama,
+    openai_to_responses,
+)
 from toolwire.providers.requests import (
     RequestTranslationError,
     anthropic_to_openai,
@@ -301,6 +306,9 @@ def test_the_seeds_translate_cleanly() -> None:
     assert anthropic_to_openai(anthropic_request()).request["messages"]
     assert openai_to_anthropic(openai_request()).request["messages"]
     assert len(responses_to_openai(responses_request()).request["messages"]) == 6
+    assert openai_to_gemini(openai_request()).request["contents"]
+    assert openai_to_ollama(openai_request()).request["messages"]
+    assert openai_to_responses(openai_request()).request["input"]
     for definition in TOOL_DEFINITIONS:
         assert spec_from_definition(definition).parameters == SCHEMA
 
@@ -321,6 +329,17 @@ def test_openai_to_anthropic_raises_only_its_error(body: Any) -> None:
 @given(st.one_of(mutated(responses_request), arbitrary(RESPONSES_KEYS)))
 def test_responses_to_openai_raises_only_its_error(body: Any) -> None:
     translates_or_names_a_field(responses_to_openai, body)
+
+
+def every_native_translation(body: Any) -> None:
+    for translate in (openai_to_ollama, openai_to_gemini, openai_to_responses):
+        translates_or_names_a_field(translate, body)
+
+
+@FUZZ
+@given(st.one_of(mutated(openai_request), arbitrary(OPENAI_KEYS)))
+def test_chat_to_ollama_gemini_and_responses_raise_only_their_error(body: Any) -> None:
+    every_native_translation(body)
 
 
 def every_tool_translation(definition: Any) -> None:
@@ -349,6 +368,13 @@ def test_gemini_schema_translates_or_names_a_field(schema: Any) -> None:
         (anthropic_to_openai, {"messages": 5}, "messages"),
         (anthropic_to_openai, {"stop_sequences": 5}, "stop_sequences"),
         (openai_to_anthropic, {"messages": 5}, "messages"),
+        (openai_to_gemini, {"messages": 5}, "messages"),
+        (openai_to_ollama, {"messages": [{"role": 5}]}, "messages[0].role"),
+        (
+            openai_to_responses,
+            {"tools": [{"type": "function", "function": 3}]},
+            "tools[0].function",
+        ),
         (openai_to_anthropic, {"stop": 5}, "stop"),
         (
             openai_to_anthropic,

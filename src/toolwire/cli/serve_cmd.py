@@ -19,6 +19,7 @@ from toolwire.gateway.config import (
     GatewayConfig,
     load_config,
 )
+from toolwire.gateway.limits import KeyLimits
 from toolwire.textformats import FAMILIES
 
 
@@ -34,7 +35,8 @@ def serve(
     upstream_format: Annotated[
         str,
         typer.Option(
-            "--upstream-format", help="The upstream's wire format: openai-chat or anthropic."
+            "--upstream-format",
+            help="The upstream's API: openai-chat, anthropic, openai-responses, gemini or ollama.",
         ),
     ] = "openai-chat",
     text_format: Annotated[
@@ -69,10 +71,29 @@ def serve(
         list[str] | None,
         typer.Option("--api-key", help="A key clients must send (x-api-key or Bearer); repeat."),
     ] = None,
+    max_streams_per_key: Annotated[
+        int | None,
+        typer.Option(
+            "--max-streams-per-key",
+            min=1,
+            help="Requests in flight at once per gateway key (per process); more get 429.",
+        ),
+    ] = None,
+    requests_per_minute_per_key: Annotated[
+        int | None,
+        typer.Option(
+            "--requests-per-minute-per-key",
+            min=1,
+            help="Requests per minute per gateway key (per process); more get 429.",
+        ),
+    ] = None,
 ) -> None:
     """Serve OpenAI and Anthropic clients from any model server, every tool call repaired."""
     if upstream_format not in UPSTREAM_FORMATS:
-        fail(f"--upstream-format {upstream_format!r} is not supported yet; use openai-chat")
+        fail(
+            f"--upstream-format {upstream_format!r} is not supported; "
+            f"known: {', '.join(UPSTREAM_FORMATS)}"
+        )
     if text_format is not None and text_format not in FAMILIES:
         fail(f"unknown --text-format {text_format!r}; known: {', '.join(FAMILIES)}")
     if upstream is not None and not upstream.startswith(("http://", "https://")):
@@ -96,6 +117,11 @@ def serve(
         except Exception as exc:  # sqlite3 errors: unwritable path, not a database
             fail(f"cannot open the audit database {path}: {exc}")
     base = loaded.config if loaded is not None else None
+    file_limits = base.limits if base else KeyLimits()
+    limits = KeyLimits(
+        max_streams_per_key or file_limits.max_streams,
+        requests_per_minute_per_key or file_limits.requests_per_minute,
+    )
     try:
         config = GatewayConfig(
             upstream_url=upstream,
@@ -108,6 +134,7 @@ def serve(
             max_body_bytes=base.max_body_bytes if base else DEFAULT_MAX_BODY_BYTES,
             routes=base.routes if base else (),
             aliases=base.aliases if base else (),
+            limits=limits,
         )
         config.check_listen(host)
     except ConfigError as exc:
@@ -123,4 +150,3 @@ def serve(
     finally:
         if sink is not None:
             sink.close()
-

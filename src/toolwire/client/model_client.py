@@ -21,7 +21,8 @@ import email.utils
 import os
 import random
 import time
-from collections.abc import AsyncIterator, Mapping
+import urllib.parse
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,6 +30,11 @@ import httpx
 import orjson
 
 from toolwire.jsontext import dumps
+from toolwire.providers.native_requests import (
+    openai_to_gemini,
+    openai_to_ollama,
+    openai_to_responses,
+)
 from toolwire.providers.requests import (
     RequestTranslation,
     anthropic_to_openai,
@@ -36,11 +42,23 @@ from toolwire.providers.requests import (
 )
 from toolwire.providers.responses_request import responses_to_openai
 from toolwire.providers.tooldefs import ToolNameMap
+from toolwire.spec import ToolSpec
 
-# the path each wire's chat endpoint has under the API base
+# the path each wire's chat endpoint has under the API base (Gemini's names the model:
+# ``gemini_path``); Ollama's base is the server itself (http://host:11434)
 WIRE_PATHS: dict[str, str] = {
     "openai-chat": "/chat/completions",
     "anthropic": "/messages",
+    "openai-responses": "/responses",
+    "ollama": "/api/chat",
+    "gemini": "/models/{model}:generateContent",
+}
+# Chat Completions → each other wire (every request goes by way of Chat)
+_FROM_CHAT: dict[str, Callable[[Mapping[str, Any]], RequestTranslation]] = {
+    "anthropic": openai_to_anthropic,
+    "ollama": openai_to_ollama,
+    "gemini": openai_to_gemini,
+    "openai-responses": openai_to_responses,
 }
 ANTHROPIC_VERSION = "2023-06-01"
 _ERROR_BODY_LIMIT = 65536  # bytes of an upstream error body kept for the message
@@ -102,6 +120,8 @@ class PreparedRequest:
     stream: bool
     lossy: tuple[str, ...] = ()
     names: ToolNameMap | None = None  # set when tool names had to be shortened
+    tools: tuple[ToolSpec, ...] = ()  # declared tools, where the body's are not JSON Schema
+    url: str | None = None  # where it goes, when the wire puts the model in the URL
 
 
 @dataclass(slots=True)
@@ -185,15 +205,29 @@ class ModelClient:
             out["model"] = self.model
         wants_stream = bool(body.get("stream")) if stream is None else stream
         out.pop("stream_options", None)
-        if wants_stream:
+        url = None
+        if self.format == "gemini":  # the model and the streaming are in the URL
+            out.pop("stream", None)
+            model = str(out.pop("model", None) or body.get("model") or "")
+            url = self.gemini_url(model, wants_stream)
+        elif wants_stream:
             out["stream"] = True
             if self.format == "openai-chat":
                 out["stream_options"] = {"include_usage": True}
         else:
             out.pop("stream", None)
-            if self.format == "openai-chat":
+            if self.format in ("openai-chat", "ollama"):  # Ollama streams unless told not to
                 out["stream"] = False
-        return PreparedRequest(out, wants_stream, translation.lossy, translation.names)
+        return PreparedRequest(
+            out, wants_stream, translation.lossy, translation.names, translation.tools, url
+        )
+
+    def gemini_url(self, model: str, stream: bool) -> str:
+        """Gemini's endpoint for ``model``: streamGenerateContent (SSE) or
+        generateContent."""
+        name = urllib.parse.quote(model.removeprefix("models/"), safe="-._")
+        method = "streamGenerateContent?alt=sse" if stream else "generateContent"
+        return f"{self.base_url}/models/{name}:{method}"
 
     def _request_headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", **self._headers}
@@ -204,6 +238,9 @@ class ModelClient:
             headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
             if key:
                 headers["x-api-key"] = key
+        elif self.format == "gemini":
+            if key:
+                headers["x-goog-api-key"] = key
         elif key:
             headers["authorization"] = f"Bearer {key}"
         return headers
@@ -219,12 +256,16 @@ class ModelClient:
             try:
                 response = await self._http.send(
                     self._http.build_request(
-                        "POST", self.url, content=content, headers=self._request_headers()
+                        "POST",
+                        request.url or self.url,
+                        content=content,
+                        headers=self._request_headers(),
                     ),
                     stream=True,
                 )
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-                error = UpstreamError("connect", f"cannot reach the upstream at {self.url}")
+                where = self.url if request.url is None else self.base_url
+                error = UpstreamError("connect", f"cannot reach the upstream at {where}")
                 if attempt >= self.retry.attempts:
                     raise error from exc
                 await asyncio.sleep(self.retry.delay(attempt, None))
@@ -246,21 +287,29 @@ class ModelClient:
             await self._http.aclose()
 
 
+_TO_CHAT: dict[str, Callable[[Mapping[str, Any]], RequestTranslation]] = {
+    "anthropic": anthropic_to_openai,
+    "openai-responses": responses_to_openai,
+}
+
+
 def _translate(body: Mapping[str, Any], source: str, target: str) -> RequestTranslation:
+    """``body`` from the client's API to the upstream's, by way of Chat Completions."""
     if source == target:
         return RequestTranslation(dict(body))
-    if (source, target) == ("anthropic", "openai-chat"):
-        return anthropic_to_openai(body)
-    if (source, target) == ("openai-chat", "anthropic"):
-        return openai_to_anthropic(body)
-    if source == "openai-responses":
-        chat = responses_to_openai(body)
-        if target == "openai-chat":
-            return chat
-        if target == "anthropic":  # by way of Chat Completions; the names fit both
-            onward = openai_to_anthropic(chat.request)
-            return RequestTranslation(onward.request, chat.lossy + onward.lossy, chat.names)
-    raise ValueError(f"cannot translate a {source} request to {target} yet")
+    if source != "openai-chat" and source not in _TO_CHAT:
+        raise ValueError(f"cannot translate a {source} request yet")
+    chat = _TO_CHAT[source](body) if source != "openai-chat" else RequestTranslation(dict(body))
+    if target == "openai-chat":
+        return chat
+    onward = _FROM_CHAT[target](chat.request)
+    lossy = chat.lossy + onward.lossy
+    names = chat.names
+    if onward.names is not None:
+        if names is not None:  # renamed twice: calls come back under the middle names
+            lossy += ("tool names changed for both APIs; calls keep the Chat names",)
+        names = onward.names
+    return RequestTranslation(onward.request, lossy, names, onward.tools)
 
 
 async def _status_error(response: httpx.Response) -> UpstreamError:

@@ -7,8 +7,9 @@
 without one) and there is never a ``[DONE]``. A failed stream ends with
 ``event: error``.
 
-A truncated tool call keeps its block open (no ``content_block_stop``): the block
-never finished, and the ``max_tokens`` stop reason tells the client why.
+A truncated tool call is held back (``toolwire.cutoff``) and the stop reason is
+``max_tokens``. With ``arguments="stream"`` its block may already be open when the
+cut shows: it stays open (no ``content_block_stop``), for it never finished.
 
 ``AnthropicBodyEncoder``: the ``message`` object of a non-streaming request. Its
 ``tool_use`` inputs are objects, so a call without final arguments is left out (and

@@ -9,11 +9,14 @@ Arguments policy:
 
 - ``"final"`` (default): a tool call goes out whole when it is finished, with the
   repaired, coerced arguments as canonical JSON and the normalized name. A
-  truncated or unreadable call goes out with its raw text, so the client's own
-  parser sees it is cut off; formats that carry arguments as objects cannot say
-  that and leave the call out (recorded in ``lossy``).
+  truncated call never goes out (G1, ``toolwire.cutoff``): it is held back, noted in
+  ``lossy``, and the stop reason says the output was cut (``length``). An unreadable
+  call goes out with its raw text where arguments are text; formats that carry
+  arguments as objects cannot express it and leave it out (noted in ``lossy``).
 - ``"stream"``: argument text is forwarded as it arrives (lower latency). The
-  client then sees what the model sent, before repair and name normalization.
+  client then sees what the model sent, before repair and name normalization; a
+  call cut off after its start went out cannot be taken back: it is left unfinished
+  where the format can say so, noted in ``lossy``, and the stop reason is ``length``.
 
 Wire formats whose blocks are sequential (Anthropic, Responses) get one block at a
 time: events for other slots wait while a streamed call is open.
@@ -30,6 +33,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any, ClassVar, Literal
 
+from toolwire.cutoff import cut_finish, deliverable, held_back_note
 from toolwire.events import (
     ArgumentsDelta,
     CallFinished,
@@ -90,6 +94,7 @@ class StreamEncoder(ABC):
         self.input_tokens = input_tokens  # an estimate for formats that report it up front
         self.lossy: list[str] = []
         self.calls_emitted = 0
+        self.calls_held_back = 0  # truncated calls the client did not get as calls
         self.finished = False
         self._started = False
         self._open_call: int | None = None  # slot of a streamed call whose block is open
@@ -193,22 +198,34 @@ class StreamEncoder(ABC):
             call = event.call
             if self._streaming and call.slot == open_slot:
                 self._open_call = None
-                if call.status == "repaired" or call.name != (call.name_as_sent or call.name):
+                if not deliverable(call):  # its start is out already: it ends unfinished
+                    self.calls_held_back += 1
                     self.note(
-                        "arguments were streamed as sent; the client did not get "
-                        "toolwire's repairs (use arguments='final')"
+                        f"a truncated call to {call.name!r} was streamed before it was "
+                        "cut off; it was left unfinished"
                     )
-                self.calls_emitted += 1
-                out.extend(self._call_end(call))
+                    out.extend(self._call_end(call))
+                else:
+                    if call.status == "repaired" or call.name != (call.name_as_sent or call.name):
+                        self.note(
+                            "arguments were streamed as sent; the client did not get "
+                            "toolwire's repairs (use arguments='final')"
+                        )
+                    self.calls_emitted += 1
+                    out.extend(self._call_end(call))
                 pending, self._queue = self._queue, []
                 for queued in pending:
                     self._dispatch(queued, out)
-            else:
-                if self._whole_call_fits(call):
-                    self.calls_emitted += 1
-                    out.extend(self._whole_call(call))
+            elif not deliverable(call):
+                self.calls_held_back += 1
+                self.note(held_back_note(call))
+            elif self._whole_call_fits(call):
+                self.calls_emitted += 1
+                out.extend(self._whole_call(call))
         elif isinstance(event, StreamFinished):
             self.finished = True
+            if self.calls_held_back:
+                event = cut_finish(event)
             if event.finish_reason == "error":
                 out.extend(self._fail(self._last_error or "the upstream stream failed"))
             else:
@@ -216,13 +233,11 @@ class StreamEncoder(ABC):
 
     def _whole_call_fits(self, call: ToolCall) -> bool:
         """A format whose arguments are objects (``streams_arguments`` False) cannot
-        express a call without a final value (truncated, unreadable): it is left out,
-        and noted."""
+        express a call whose arguments could not be read: it is left out, and noted."""
         if self.streams_arguments or call.arguments is not None:
             return True
-        what = "truncated" if call.status == "truncated" else "unreadable"
         self.note(
-            f"a {what} call to {call.name!r} was left out: "
+            f"an unreadable call to {call.name!r} was left out: "
             f"{self.format_title} arguments are objects"
         )
         return False

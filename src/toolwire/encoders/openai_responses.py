@@ -7,8 +7,10 @@
 ``response.completed``, ``response.incomplete`` (``max_output_tokens`` /
 ``content_filter``) or ``response.failed``. Every event has a ``sequence_number``.
 
-A truncated function call gets no ``.done`` events: it never finished, and the
-final response lists it with status ``incomplete``.
+A truncated function call is held back (``toolwire.cutoff``) and the response is
+``incomplete``. With ``arguments="stream"`` its item may already be out when the cut
+shows: it gets no ``.done`` events, and the final response lists it as
+``incomplete``.
 
 ``OpenAIResponsesBodyEncoder``: the ``response`` object of a non-streaming request,
 the same object the stream's terminal event carries.
@@ -302,7 +304,7 @@ class OpenAIResponsesEncoder(StreamEncoder):
 
 class OpenAIResponsesBodyEncoder(WholeBodyEncoder, OpenAIResponsesEncoder):
     """The ``response`` object: ``reasoning``, ``message`` and ``function_call`` output
-    items in the order they came; a truncated call's item is ``incomplete``."""
+    items in the order they came."""
 
     def _body(self, finished: StreamFinished) -> dict[str, Any]:
         output: list[dict[str, Any]] = []
@@ -316,7 +318,7 @@ class OpenAIResponsesBodyEncoder(WholeBodyEncoder, OpenAIResponsesEncoder):
                         "call_id": self.call_id(call.id, call.slot, "call_"),
                         **self.name_fields(call.name),
                         "arguments": arguments_text(call),
-                        "status": "incomplete" if call.status == "truncated" else "completed",
+                        "status": "completed",
                     }
                 )
             elif part.kind == "text":

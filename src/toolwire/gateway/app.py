@@ -4,8 +4,9 @@ Routes: ``POST /v1/chat/completions`` (OpenAI clients), ``POST /v1/responses`` (
 Responses clients: Codex CLI), ``POST /v1/messages`` (Anthropic clients, ``?beta=true``
 too), ``POST /v1/messages/count_tokens``, ``GET /v1/models``,
 ``GET|HEAD /`` and ``/healthz``, ``GET /metrics`` (Prometheus; needs a gateway key
-when keys are set). Every error reaches the client in its own API's
-format; nothing escapes as a traceback.
+when keys are set). Relayed requests count against their key's limits (``limits``):
+over one, the client gets 429 with ``Retry-After``. Every error reaches the client in
+its own API's format; nothing escapes as a traceback.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import hmac
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -27,9 +28,10 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from toolwire.client import ModelClient, UpstreamError
-from toolwire.gateway.config import GatewayConfig
+from toolwire.gateway.config import GatewayConfig, ModelRoute
 from toolwire.gateway.errors import Front, error_response, upstream_status
 from toolwire.gateway.estimate import estimate_input_tokens
+from toolwire.gateway.limits import Limiter, LocalLimiter, key_id
 from toolwire.gateway.metrics import GatewayMetrics
 from toolwire.gateway.relay import Relay
 
@@ -44,12 +46,14 @@ class RelayStreamResponse(Response):
     """Streams a relay to the client. A client that goes away cancels the relay at
     once (its upstream request is closed), whatever the relay is waiting for."""
 
-    def __init__(self, relay: Relay) -> None:
+    def __init__(self, relay: Relay, on_close: Callable[[], Awaitable[None]] | None = None) -> None:
+        """``on_close``: awaited once the stream has ended, however it ended."""
         super().__init__(
             media_type=relay.encoder.media_type,
             headers={"cache-control": "no-cache", "x-request-id": relay.request_id},
         )
         self.relay = relay
+        self.on_close = on_close
         # a stream has no length (Response would declare the empty body's)
         self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
 
@@ -79,11 +83,15 @@ class RelayStreamResponse(Response):
                 pass  # the client went away while we wrote
             finally:
                 group.cancel_scope.cancel()
+                if self.on_close is not None:
+                    with anyio.CancelScope(shield=True):
+                        await self.on_close()
 
 
-def create_app(config: GatewayConfig) -> Starlette:
+def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlette:
     """The gateway for ``config``; one upstream client per model, shared by all
-    requests."""
+    requests. ``limiter``: where the per-key limits are counted (default: in this
+    process, when ``config.limits`` sets any)."""
     clients = {
         route.name: ModelClient(
             route.upstream_format,
@@ -95,22 +103,30 @@ def create_app(config: GatewayConfig) -> Starlette:
         )
         for route in config.all_routes()
     }
-    keys = [key.encode() for key in config.api_keys]
+    keys = [(key.encode(), key_id(key)) for key in config.api_keys]
     metrics = GatewayMetrics()
+    if limiter is None and config.limits.any:
+        limiter = LocalLimiter(config.limits)
+    anonymous = key_id("")  # without keys, every client is the same one
 
-    def authorized(request: Request) -> bool:
+    def caller(request: Request) -> str | None:
+        """The id of the key the request carries; None: not a gateway key."""
         if not keys:
-            return True
+            return anonymous
         given = request.headers.get("x-api-key", "")
         auth = request.headers.get("authorization", "")
         if not given and auth[:7].lower() == "bearer ":
             given = auth[7:].strip()
         candidate = given.encode()
         # compare with every key, constant time each: no early exit on a match
-        found = False
-        for key in keys:
-            found |= hmac.compare_digest(candidate, key)
+        found = None
+        for key, ident in keys:
+            if hmac.compare_digest(candidate, key):
+                found = ident
         return found
+
+    def authorized(request: Request) -> bool:
+        return caller(request) is not None
 
     async def read_json(request: Request, front: Front) -> dict[str, Any] | Response:
         if not authorized(request):
@@ -162,6 +178,33 @@ def create_app(config: GatewayConfig) -> Starlette:
         route = config.resolve(name) if isinstance(name, str) else config.default_route
         if route is None:
             return error_response(front, 404, f"the model {name!r} is not served here"), "-"
+        if limiter is None:
+            return await relay_turn(front, body, route, arrived, None)
+        who = caller(request) or anonymous
+        refusal = await limiter.acquire(who)
+        if refusal is not None:
+            headers = {"retry-after": refusal.retry_after_header}
+            return error_response(front, 429, refusal.reason, headers), "-"
+
+        async def release() -> None:
+            await limiter.release(who)
+
+        streaming = False
+        try:
+            response, upstream = await relay_turn(front, body, route, arrived, release)
+            streaming = isinstance(response, RelayStreamResponse)
+            return response, upstream
+        finally:
+            if not streaming:  # a stream releases when it ends
+                await release()
+
+    async def relay_turn(
+        front: Front,
+        body: dict[str, Any],
+        route: ModelRoute,
+        arrived: float,
+        on_close: Callable[[], Awaitable[None]] | None,
+    ) -> tuple[Response, str]:
         client = clients[route.name]
         request_id = uuid.uuid4().hex
         try:
@@ -186,7 +229,7 @@ def create_app(config: GatewayConfig) -> Starlette:
             status = upstream_status(exc)
             return error_response(front, status, exc.message, headers), client.base_url
         if turn.streaming:
-            return RelayStreamResponse(turn), client.base_url
+            return RelayStreamResponse(turn, on_close), client.base_url
         status, text = await turn.whole()
         response = Response(
             text,

@@ -19,11 +19,12 @@ from typing import Any
 
 from toolwire.audit.sinks import AuditSink
 from toolwire.client import ClientTimeouts, RetryPolicy
+from toolwire.gateway.limits import KeyLimits
 from toolwire.textformats import FAMILIES
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 DEFAULT_UPSTREAM_KEY_ENV = "TOOLWIRE_UPSTREAM_API_KEY"
-UPSTREAM_FORMATS = ("openai-chat", "anthropic")
+UPSTREAM_FORMATS = ("openai-chat", "anthropic", "openai-responses", "gemini", "ollama")
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 
 
@@ -58,7 +59,7 @@ class GatewayConfig:
     ``upstream_format``, ``upstream_key_env``, ``text_format``, ``timeouts`` and
     ``retry`` describe that upstream. ``aliases``: (pattern, route name), first match
     wins. ``api_keys``: the gateway's own keys; none means no check (and loopback
-    only)."""
+    only). ``limits``: what each key may do (without keys, all clients share them)."""
 
     upstream_url: str | None = None
     upstream_format: str = "openai-chat"
@@ -72,6 +73,7 @@ class GatewayConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     routes: tuple[ModelRoute, ...] = ()
     aliases: tuple[tuple[str, str], ...] = ()
+    limits: KeyLimits = field(default_factory=KeyLimits)
 
     def __post_init__(self) -> None:
         names = {route.name for route in self.routes}
@@ -201,7 +203,10 @@ def load_config(path: Path) -> ConfigFile:
     for name, value in (("gateway", gateway), ("models", models), ("aliases", aliases)):
         if not isinstance(value, Mapping):
             raise ConfigError(f"{path}: [{name}] must be a table")
-    known = {"host", "port", "api_keys", "api_keys_env", "audit", "max_body_bytes"}
+    known = {
+        "host", "port", "api_keys", "api_keys_env", "audit", "max_body_bytes",
+        "max_streams_per_key", "requests_per_minute_per_key",
+    }  # fmt: skip
     extra = sorted(set(gateway) - known)
     if extra:
         raise ConfigError(f"gateway: unknown key {extra[0]!r}")
@@ -217,11 +222,18 @@ def load_config(path: Path) -> ConfigFile:
     for pattern, target in aliases.items():
         if not isinstance(target, str):
             raise ConfigError(f"aliases.{pattern}: the name of a configured model is required")
+    per_key = {}
+    for key in ("max_streams_per_key", "requests_per_minute_per_key"):
+        per_key[key] = _typed(gateway, key, int, "gateway")
+        if per_key[key] is not None and per_key[key] < 1:
+            raise ConfigError(f"gateway.{key}: at least 1 is required")
+    limits = KeyLimits(per_key["max_streams_per_key"], per_key["requests_per_minute_per_key"])
     config = GatewayConfig(
         api_keys=tuple(keys),
         max_body_bytes=_typed(gateway, "max_body_bytes", int, "gateway") or DEFAULT_MAX_BODY_BYTES,
         routes=routes,
         aliases=tuple(aliases.items()),
+        limits=limits,
     )
     return ConfigFile(
         config,

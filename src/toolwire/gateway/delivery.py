@@ -1,8 +1,9 @@
 """What of each finished call reaches the client, and the audit record it leaves.
 
-- A **truncated** call is never delivered: the client gets no tool call at all, and
-  the stop reason (``max_tokens`` / ``length``, set by the parser) says the output was
-  cut. The call is still recorded (status ``truncated``).
+- A **truncated** call is never delivered (G1, ``toolwire.cutoff``): it goes on to
+  the client's encoder, which holds it back by the same rule and makes the stop
+  reason ``max_tokens`` / ``length``; here it is recorded as not delivered (status
+  ``truncated``).
 - An **invalid** call is delivered, so that the client can answer the model with the
   error. Where arguments are text (OpenAI) the client gets the text as the model sent
   it. Where arguments are an object (Anthropic ``tool_use.input``) and the text cannot
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 from toolwire.audit.record import ExecutionRecord, Status
 from toolwire.audit.redact import arguments_hash, canonical_json
+from toolwire.cutoff import deliverable
 from toolwire.events import CallFinished, Event, ToolCall
 from toolwire.gateway.callids import client_call_id, fresh_call_id
 from toolwire.gateway.errors import Front
@@ -69,7 +71,7 @@ class CallDelivery:
         self.calls: list[PassedCall] = []
         self._ids: set[str] = set()
 
-    def __call__(self, event: Event) -> Event | None:
+    def __call__(self, event: Event) -> Event:
         if self.names is not None:
             event = self.names.restore(event)
         if not isinstance(event, CallFinished):
@@ -77,9 +79,9 @@ class CallDelivery:
         call = event.call
         upstream_id = call.id
         call = self._client_id(call)
-        if call.status == "truncated":
+        if not deliverable(call):  # the encoder holds it back and says "cut"
             self.calls.append(PassedCall(call, False, time.monotonic(), upstream_id))
-            return None
+            return CallFinished(call)
         if call.arguments is None and self.arguments_are_objects:
             unreadable = {UNREADABLE_KEY: call.raw_arguments, ERRORS_KEY: list(call.errors)}
             call = dataclasses.replace(call, arguments=unreadable)

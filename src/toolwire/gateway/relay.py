@@ -103,7 +103,9 @@ class Relay:
         self.model = str(body.get("model") or route.model or "toolwire")
         names = self.prepared.names
         self.parser = StreamParser(
-            client.format, declared_tools(self.prepared.body), text_format=route.text_format
+            client.format,
+            self.prepared.tools or declared_tools(self.prepared.body),
+            text_format=route.text_format,
         )
         self.delivery = CallDelivery(
             arguments_are_objects=front == "anthropic", names=names, front=front, salt=request_id
@@ -151,9 +153,7 @@ class Relay:
         for event in events:
             if isinstance(event, StreamError):
                 self.errors.append(event.message)
-            delivered = self.delivery(event)
-            if delivered is not None:
-                out.extend(self.encoder.feed(delivered))
+            out.extend(self.encoder.feed(self.delivery(event)))
         return "".join(out)
 
     async def stream(self) -> AsyncIterator[str]:

@@ -42,6 +42,9 @@ class RequestTranslation:
     request: dict[str, Any]
     lossy: tuple[str, ...] = ()
     names: ToolNameMap | None = None  # set when some tool name had to change
+    # the function tools under their wire names, where the target's tool shape is not
+    # JSON Schema (Gemini's subset): what the answer's calls are checked against
+    tools: tuple[ToolSpec, ...] = ()
 
 
 class Notes:

@@ -16,6 +16,7 @@ being sent. Used by ``toolwire demo`` and by the tests.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -29,7 +30,8 @@ import orjson
 class Script:
     """One scripted answer. ``fail``: answers given before it, one per request, as
     ``(status, retry_after)``; ``drop_after``: close after this many chunks;
-    ``first_byte_delay``: seconds before the response headers."""
+    ``first_byte_delay``: seconds before the response headers; ``body``: the whole
+    answer to a request that does not stream (None: the chunks either way)."""
 
     chunks: list[bytes]
     content_type: str = "text/event-stream"
@@ -38,6 +40,7 @@ class Script:
     chunk_delay: float = 0.0
     fail: list[tuple[int, float | None]] = field(default_factory=list)
     always_fail: tuple[int, float | None] | None = None
+    body: bytes | None = None
 
 
 Answer = Script | Callable[[Any], Script]
@@ -124,8 +127,11 @@ class ReplayServer:
         finally:
             writer.close()
 
-    def _script(self, body: Any) -> tuple[str, Script | None]:
+    def _script(self, path: str, body: Any) -> tuple[str, Script | None]:
         name = str(body.get("model")) if isinstance(body, dict) else ""
+        in_path = _GEMINI_MODEL.search(path)  # Gemini names the model in the URL
+        if in_path is not None:
+            name = in_path.group(1)
         answer = self.scripts.get(name)
         if answer is None and self.default is not None:
             answer = self.scripts.get(self.default)
@@ -148,7 +154,7 @@ class ReplayServer:
         except orjson.JSONDecodeError:
             body = None
         self.requests.append(Received(path, headers, body))
-        name, script = self._script(body)
+        name, script = self._script(path, body)
         if script is None:
             await _respond(writer, 404, {"error": {"message": f"no script {name!r}"}})
             return True
@@ -162,6 +168,9 @@ class ReplayServer:
             await _respond(writer, status, {"error": {"message": f"scripted {status}"}}, extra)
             return True
         await asyncio.sleep(script.first_byte_delay)
+        if script.body is not None and not _streaming(path, body):
+            await _respond(writer, 200, script.body)
+            return True
         if script.content_type == "application/json":
             await _respond(writer, 200, script.chunks[0])
             return True
@@ -192,6 +201,17 @@ class ReplayServer:
             return False
         finally:
             gone.cancel()
+
+
+_GEMINI_MODEL = re.compile(r"/models/([^/:]+):(\w+)")
+
+
+def _streaming(path: str, body: Any) -> bool:
+    """Whether the request asks for a stream (Gemini says so by its URL's method)."""
+    in_path = _GEMINI_MODEL.search(path)
+    if in_path is not None:
+        return in_path.group(2) == "streamGenerateContent"
+    return isinstance(body, dict) and body.get("stream") is True
 
 
 async def _respond(
