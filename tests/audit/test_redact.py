@@ -13,8 +13,15 @@ import pytest
 
 from toolwire.audit import MemorySink, redact
 from toolwire.audit.record import ExecutionRecord
-from toolwire.audit.redact import REDACTED, is_secret_key, redact_text
-from toolwire.engine import PathPolicy, ToolEngine
+from toolwire.audit.redact import (
+    REDACTED,
+    arguments_hash,
+    canonical_json,
+    is_secret_key,
+    redact_text,
+)
+from toolwire.engine import PathPolicy, RequireApproval, ToolEngine
+from toolwire.engine.policy import Decision, PolicyRequest
 from toolwire.spec import ToolSpec
 from toolwire.tools import ToolHints, tool
 from toolwire.tools.base import ToolOutput
@@ -262,3 +269,91 @@ def test_redaction_takes_linear_time_on_long_model_output(unit: str) -> None:
     redact_text(text)
     redact({"note": text})
     assert time.process_time() - started < 2.0
+
+
+# ------------------------------------------- the hash, extra and pending calls (issue 11)
+
+
+@tool
+def login(user: str, password: str) -> str:
+    return "ok"
+
+
+@pytest.mark.anyio
+async def test_the_arguments_hash_cannot_be_used_to_guess_a_secret() -> None:
+    """Before, the hash was an unsalted SHA-256 of the arguments as sent: a weak
+    password could be found by hashing guesses. It is now the hash of the redacted
+    arguments, so it tells calls apart by everything except their secrets."""
+    sink = MemorySink()
+    engine = ToolEngine([login], sinks=[sink])
+    await engine.call("login", {"user": "ann", "password": "hunter2"})
+    await engine.call("login", {"user": "ann", "password": "letmein1"})
+    await engine.call("login", {"user": "bob", "password": "hunter2"})
+    await engine.call("login", '{"user": "bob", "password": "zzz-other"}')  # as text
+    ann1, ann2, bob1, bob2 = (r.arguments_sha256 for r in sink.records)
+    for guess in ("hunter2", "letmein1"):
+        for user in ("ann", "bob"):
+            sent = canonical_json({"password": guess, "user": user})
+            assert arguments_hash(sent) not in (ann1, ann2, bob1, bob2)
+    assert ann1 == ann2 and bob1 == bob2 and ann1 != bob1  # still tells calls apart
+    expected = canonical_json({"password": REDACTED, "user": "ann"})
+    assert ann1 == arguments_hash(expected)
+
+
+@pytest.mark.anyio
+async def test_unreadable_arguments_are_hashed_redacted() -> None:
+    sink = MemorySink()
+    engine = ToolEngine([login], sinks=[sink])
+    raw = '{"user": "ann", "password": "hunter2", oops'
+    await engine.call("login", raw)
+    [record] = sink.records
+    assert record.status == "invalid_args"
+    assert record.arguments_sha256 != arguments_hash(raw.encode())
+    assert record.arguments_sha256 == arguments_hash(redact_text(raw).encode())
+
+
+class QuotingPolicy:
+    """A policy whose reason quotes the arguments, as hand-written ones often do."""
+
+    def check(self, request: PolicyRequest) -> Decision | None:
+        return Decision("approve", f"review {dict(request.arguments)}", "quoting")
+
+
+@pytest.mark.anyio
+async def test_record_extra_is_redacted() -> None:
+    """``hook_errors``, ``approval_reasons`` and anything a hook adds to ``extra`` go
+    through the same rules as the arguments (they were written verbatim)."""
+    secret, token = "hunter2-pw", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123"
+
+    def hook(phase: str, state: Any) -> None:
+        if phase == "record":
+            state.extra["note"] = f"sent Authorization: Bearer {token}"
+            state.extra["nested"] = {"api_key": "plain-key-9876", "items": [token]}
+            raise ValueError(f"hook saw {state.arguments}")
+
+    sink = MemorySink()
+    engine = ToolEngine([login], sinks=[sink], hooks=[hook], policies=[QuotingPolicy()])
+    result = await engine.call("login", {"user": "ann", "password": secret})
+    assert result.status == "pending_approval"
+    [record] = sink.records
+    assert record.extra["approval_reasons"] and record.extra["hook_errors"]
+    text = _audit_text(record)
+    for leaked in (secret, token, "plain-key-9876"):
+        assert leaked not in text
+    assert "review" in record.extra["approval_reasons"][0]  # the rest is kept
+    assert "hook saw" in record.extra["hook_errors"][0]
+    assert result.approval_id and secret in str(engine.pending()[0].arguments)
+
+
+@pytest.mark.anyio
+async def test_a_pending_call_shows_its_arguments_redacted() -> None:
+    """The waiting call keeps its arguments (it runs with them once approved); its
+    repr, which ends up in logs and tracebacks, does not show the secrets."""
+    engine = ToolEngine([login], sinks=[], policies=[RequireApproval("login")])
+    result = await engine.call("login", {"user": "ann", "password": "hunter2-pw"})
+    [pending] = engine.pending()
+    assert pending.approval_id == result.approval_id
+    assert pending.arguments["password"] == "hunter2-pw"
+    for shown in (repr(pending), str(pending), f"{pending}", repr([pending])):
+        assert "hunter2-pw" not in shown
+        assert "ann" in shown and REDACTED in shown and "login" in shown

@@ -17,7 +17,12 @@ What is replaced by ``"[REDACTED]"``:
 - and, in any text of the same call (error messages, the other arguments), every secret
   value already found in its arguments (four characters or more).
 
-The hash is taken before redaction, so equal calls still hash equal.
+The arguments hash (``arguments_sha256``) is the SHA-256 of the *redacted* arguments in
+canonical JSON (of the redacted text, for arguments that could not be read). It tells
+identical calls apart, and groups repeats, by everything except their secrets: a hash of
+the values as sent would let anyone with the audit test guesses of a weak password
+against it. It reveals no more than the stored arguments would; no key is needed, so
+hashes agree across processes, databases and the gateway.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import functools
 import hashlib
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -99,6 +104,8 @@ _SHAPES = re.compile(
     re.DOTALL,
 )
 _MIN_KNOWN = 4  # shorter known secrets are not searched for in other text
+_SCALARS: frozenset[type] = frozenset({int, float, bool, type(None)})
+_PLAIN: frozenset[type] = _SCALARS | {str}  # the leaves of JSON
 
 
 def canonical_json(value: Any) -> bytes:
@@ -123,6 +130,7 @@ def canonical_json(value: Any) -> bytes:
 
 
 def arguments_hash(canonical: bytes) -> str:
+    """The SHA-256 of ``canonical`` (give it redacted arguments: see the module doc)."""
     return hashlib.sha256(canonical).hexdigest()
 
 
@@ -164,7 +172,10 @@ class Redactor:
             self._collect(arguments, False)
 
     def _collect(self, value: Any, secret: bool) -> None:
-        if isinstance(value, Mapping):
+        kind = type(value)
+        if not secret and kind in _PLAIN:  # most values: nothing to look at
+            return
+        if kind is dict or isinstance(value, Mapping):
             for k, v in value.items():
                 self._collect(v, secret or (isinstance(k, str) and is_secret_key(k)))
         elif isinstance(value, list | tuple):
@@ -180,7 +191,12 @@ class Redactor:
 
     def value(self, value: Any) -> Any:
         """A copy of ``value`` (a JSON-like value) with secrets replaced."""
-        if isinstance(value, Mapping):
+        kind = type(value)
+        if kind is str:
+            return self.text(value)
+        if kind in _PLAIN:  # a number, a bool or None: kept (and no ABC check for it)
+            return value
+        if kind is dict or isinstance(value, Mapping):
             out: dict[Any, Any] = {}
             for k, v in value.items():
                 if isinstance(k, str):
@@ -288,6 +304,59 @@ class Redactor:
     def _whole(self, m: re.Match[str]) -> str:
         self._found(m.group(0))
         return REDACTED
+
+
+class RedactedArguments(NamedTuple):
+    """A call's arguments as the audit may hold them."""
+
+    value: Any  # the redacted copy (for unreadable arguments: the redacted text)
+    sha256: str | None  # of its canonical JSON; None when JSON cannot hold it
+    redactor: Redactor  # knows the secrets found, to remove them from the call's other text
+
+
+def redact_arguments(arguments: Any, canonical: bytes | None = None) -> RedactedArguments:
+    """Redact a call's arguments (a JSON-like value) and hash what is left. Never raises.
+
+    ``canonical``: the arguments' canonical JSON when the caller has it; it is reused
+    when nothing was redacted (most calls), saving a second encoding.
+    """
+    if canonical is not None and _holds_no_text(arguments):
+        return RedactedArguments(arguments, arguments_hash(canonical), Redactor())
+    try:
+        redactor = Redactor(arguments)
+        redacted = redactor.value(arguments)
+    except RecursionError:  # a container that holds itself: nothing can be written
+        return RedactedArguments(None, None, Redactor())
+    try:
+        unchanged = canonical is not None and redacted == arguments
+    except Exception:  # a value whose == raises (an array): encode again
+        unchanged = False
+    try:
+        if canonical is None or not unchanged:
+            canonical = canonical_json(redacted)
+    except (NotJSONError, RecursionError):
+        return RedactedArguments(redacted, None, redactor)
+    return RedactedArguments(redacted, arguments_hash(canonical), redactor)
+
+
+def _holds_no_text(arguments: Any) -> bool:
+    """Is it a flat object of numbers, booleans and nulls under short plain keys that
+    name no secret? Redaction leaves such an object as it is: the small call skips it."""
+    if type(arguments) is not dict:
+        return False
+    for key, value in arguments.items():
+        if type(value) not in _SCALARS or type(key) is not str:
+            return False
+        if len(key) > 16 or not key.isidentifier() or is_secret_key(key):
+            return False
+    return True
+
+
+def redact_arguments_text(raw: str) -> RedactedArguments:
+    """As :func:`redact_arguments`, for arguments that are text that could not be read."""
+    redactor = Redactor()
+    text = redactor.text(raw)
+    return RedactedArguments(text, arguments_hash(text.encode("utf-8", "surrogatepass")), redactor)
 
 
 def redact(value: Any) -> Any:

@@ -12,14 +12,20 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, NamedTuple
 
 import anyio
 import anyio.to_thread
 
 from toolwire.audit.record import ExecutionRecord, Status, TaskRecord
-from toolwire.audit.redact import Redactor, arguments_hash, canonical_json
+from toolwire.audit.redact import (
+    Redactor,
+    canonical_json,
+    redact,
+    redact_arguments,
+    redact_arguments_text,
+)
 from toolwire.audit.sinks import AuditSink
 from toolwire.audit.sqlite import SQLiteSink, default_audit_path
 from toolwire.engine.deadlines import DeadlineTimer
@@ -76,6 +82,7 @@ class CallState:
     violations: list[str] = field(default_factory=list)
     decision: str | None = None
     approval_id: str | None = None
+    pending: PendingApproval | None = None  # listed by the engine once recorded
     approved: bool = False
     status: Status | None = None
     output: ToolOutput | None = None
@@ -102,46 +109,57 @@ class CallState:
 OFF_LOOP_CHARS = 4096
 
 
+class _ArgumentsAudit(NamedTuple):  # a tuple: built on every call, at a tuple's cost
+    """What a record says of a call's arguments. Kept for a call waiting for approval:
+    ``reject`` runs on the caller's thread, and must not redact or count them again."""
+
+    sha256: str | None  # of the redacted arguments (see toolwire.audit.redact)
+    tokens: int
+    stored: str | None  # the redacted arguments as JSON, when the engine stores them
+    redactor: Redactor  # knows the secrets found in them
+
+
 class _Texts:
-    """A call's result text and arguments text, and their token counts once counted."""
+    """A call's result text and arguments, and what the record says of them once
+    counted and redacted (``count``: the part that may run in a worker thread)."""
 
     __slots__ = (
+        "arguments",
         "arguments_text",
-        "arguments_tokens",
+        "audit",
         "budget",
         "canonical",
         "content",
         "full",
-        "redactor",
         "result_chars",
         "result_tokens",
-        "stored",
+        "store",
         "structured",
         "truncated",
         "value",
     )
 
-    def __init__(self, budget: int | None) -> None:
+    def __init__(self, budget: int | None, store: bool) -> None:
         self.budget = budget
+        self.store = store
         self.full: str | None = None  # what the tool returned, as text
         self.content = ""  # what the model reads: ``full`` cut to the budget, or a message
         self.value: Any = None
         self.structured: Any = None
+        self.arguments: Any = NOT_GIVEN  # NOT_GIVEN: only ``arguments_text`` (unreadable)
         self.canonical: bytes | None = None
         self.arguments_text = ""
-        self.stored: str | None = None
-        self.redactor: Redactor | None = None  # set for calls that store or failed
+        self.audit: _ArgumentsAudit | None = None
         self.result_chars = 0
         self.result_tokens = 0
         self.truncated = False
-        self.arguments_tokens = 0
 
     def work(self) -> int:
-        """About how many characters ``count`` will tokenize."""
+        """About how many characters ``count`` will tokenize and redact."""
         result = len(self.full) if self.full is not None else len(self.content)
         if self.full is not None and self.budget is not None:
             result = min(result, self.budget * 16)  # truncate_to_tokens reads no further
-        return result + len(self.arguments_text)
+        return result + (len(self.arguments_text) if self.audit is None else 0)
 
     def count(self) -> None:
         if self.full is not None:
@@ -150,7 +168,21 @@ class _Texts:
         else:
             self.result_tokens = estimate_tokens(self.content)
             self.result_chars = len(self.content)
-        self.arguments_tokens = estimate_tokens(self.arguments_text)
+        if self.audit is None:
+            self.audit = self._audit_arguments()
+
+    def _audit_arguments(self) -> _ArgumentsAudit:
+        tokens = estimate_tokens(self.arguments_text)
+        stored: str | None = None
+        if self.arguments is NOT_GIVEN:
+            redacted = redact_arguments_text(self.arguments_text)
+            if self.store:
+                stored = redacted.value
+        else:
+            redacted = redact_arguments(self.arguments, self.canonical)
+            if self.store and redacted.sha256 is not None:
+                stored = dumps(redacted.value, default=text_of)
+        return _ArgumentsAudit(redacted.sha256, tokens, stored, redacted.redactor)
 
 
 # Built on the path of every call: frozen, without a frozen dataclass's per-field cost.
@@ -162,8 +194,11 @@ Hook = Callable[[Phase, CallState], None]
 ProgressListener = Callable[[str, float, float | None, str | None], None]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class PendingApproval:
+    """A call waiting for ``approve`` or ``reject``. It keeps its arguments as sent (the
+    call runs with them once approved); its repr and str show them redacted."""
+
     approval_id: str
     call_id: str
     name: str
@@ -174,6 +209,18 @@ class PendingApproval:
     turn: int | None
     repairs: tuple[str, ...]
     created_at: float
+
+    def __repr__(self) -> str:
+        shown = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "arguments":
+                try:
+                    value = redact(value)
+                except RecursionError:
+                    value = "<arguments>"
+            shown.append(f"{f.name}={value!r}")
+        return f"PendingApproval({', '.join(shown)})"
 
 
 def _split_arguments(arguments: Mapping[str, Any] | str | None) -> tuple[str, Any]:
@@ -208,6 +255,15 @@ async def _acquire(limits: list[anyio.Semaphore]) -> None:
 def _release(limits: list[anyio.Semaphore]) -> None:
     for sem in reversed(limits):
         sem.release()
+
+
+def _redacted_extra(extra: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
+    """``extra`` with secrets replaced, by the rules and those known from the arguments."""
+    try:
+        redacted: dict[str, Any] = redactor.value(extra)
+    except RecursionError:  # a hook stored a container that holds itself
+        return dict.fromkeys(map(str, extra), "[unrecordable]")
+    return redacted
 
 
 class ApprovalNotFound(KeyError):
@@ -258,7 +314,9 @@ class ToolEngine:
         self._limits_by_name: dict[str, tuple[Tool, list[anyio.Semaphore]]] = {}
         self._finisher: CallFinisher | None = None
         self._finisher_key: tuple[int, int] | None = None
-        self._pending: dict[str, PendingApproval] = {}
+        # Listed once the call's pending record is written (with what it says of the
+        # arguments, reused by reject).
+        self._pending: dict[str, tuple[PendingApproval, _ArgumentsAudit]] = {}
         self._running: dict[str, CallState] = {}
         self._deadlines = DeadlineTimer()
         self._tokenizer = tokenizer_name()
@@ -327,19 +385,24 @@ class ToolEngine:
         return True
 
     def pending(self) -> list[PendingApproval]:
-        return list(self._pending.values())
+        return [pending for pending, _ in self._pending.values()]
 
     async def approve(self, approval_id: str) -> ToolResult:
         """Run a call that was waiting for approval (deny rules and limits still apply)."""
-        pending = self._take_pending(approval_id)
+        pending, _ = self._take_pending(approval_id)
         state = self._resume(pending)
         state.approved = True
         state.repairs = list(pending.repairs)
         return await self._run(state, from_policy=True)
 
     def reject(self, approval_id: str, reason: str = "rejected by the reviewer") -> ToolResult:
-        """Refuse a waiting call; it is recorded as ``denied``."""
-        pending = self._take_pending(approval_id)
+        """Refuse a waiting call; it is recorded as ``denied``.
+
+        Synchronous, and cheap whatever the size of the call: its arguments were
+        redacted and counted (off the event loop) when it was recorded as pending, and
+        only the short refusal is counted here.
+        """
+        pending, audit = self._take_pending(approval_id)
         state = self._resume(pending)
         state.decision = "rejected"
         state.end(
@@ -348,7 +411,7 @@ class ToolEngine:
             "Do not retry it; choose another way or ask the user.",
             "rejected",
         )
-        return self._record(state)
+        return self._record(state, audit)
 
     def start_task(self, task_id: str | None = None, *, session_id: str | None = None) -> str:
         return self.tasks.start(task_id, session_id=session_id or self.session_id)
@@ -452,6 +515,14 @@ class ToolEngine:
                 state.end("cancelled", f"The call to {state.name} was cancelled.", "cancelled")
             with anyio.CancelScope(shield=True):
                 await self._record_async(state)
+            raise
+        except KeyboardInterrupt:
+            # The user's interrupt, not the tool's error: record the call, then let
+            # the interrupt go on (recorded on this thread: no await while it is due).
+            state.output = None
+            message = f"The call to {state.name} was interrupted."
+            state.end("cancelled", message, "KeyboardInterrupt")
+            self._record(state)
             raise
         except Exception as exc:  # an engine or hook bug must not lose the record
             log.exception("engine failure in call %s", state.call_id)
@@ -590,7 +661,7 @@ class ToolEngine:
         if approvals and not state.approved:
             approval_id = self._new_id("appr")
             reasons_t = tuple(d.reason for d in approvals)
-            self._pending[approval_id] = PendingApproval(
+            state.pending = PendingApproval(
                 approval_id=approval_id,
                 call_id=state.call_id,
                 name=state.name,
@@ -670,7 +741,9 @@ class ToolEngine:
                 "invalid_arguments",
             )
             return
-        except Exception as exc:
+        except (Exception, SystemExit, GeneratorExit) as exc:
+            # sys.exit() or a stray GeneratorExit in a tool's body ends that call, not
+            # the caller's program. (KeyboardInterrupt goes on: see _run.)
             type_name = getattr(exc, "type_name", None)
             if not isinstance(type_name, str) or not type_name:
                 type_name = type(exc).__name__
@@ -717,9 +790,10 @@ class ToolEngine:
 
     # ------------------------------------------------------------------ record
 
-    def _record(self, state: CallState) -> ToolResult:
-        """Record the call and build its result, counting tokens on this thread."""
-        texts = self._prepare(state)
+    def _record(self, state: CallState, audit: _ArgumentsAudit | None = None) -> ToolResult:
+        """Record the call and build its result, counting tokens on this thread.
+        ``audit``: what was said of the arguments already (they are not looked at)."""
+        texts = self._prepare(state, audit)
         texts.count()
         return self._write(state, texts)
 
@@ -732,11 +806,11 @@ class ToolEngine:
             texts.count()
         return self._write(state, texts)
 
-    def _prepare(self, state: CallState) -> _Texts:
+    def _prepare(self, state: CallState, audit: _ArgumentsAudit | None = None) -> _Texts:
         """The texts of the record and the result, before any token is counted."""
         if self.hooks:
             self._hook("record", state)
-        texts = _Texts(self.result_token_budget)
+        texts = _Texts(self.result_token_budget, self.store_arguments)
         output = state.output
         status = state.status or "tool_error"
         if output is not None and status in ("ok", "tool_error"):
@@ -759,11 +833,14 @@ class ToolEngine:
                 texts.value, texts.structured = output.value, output.structured
         if texts.full is None:
             texts.content = state.content
+        if audit is not None:
+            texts.audit = audit
+            return texts
         args = state.arguments if state.arguments is not None else state.value
         if args is NOT_GIVEN:
-            texts.canonical = state.raw_arguments.encode("utf-8", "surrogatepass")
             texts.arguments_text = state.raw_arguments
         else:
+            texts.arguments = args
             canonical = state.canonical
             if canonical is None:
                 try:
@@ -772,21 +849,6 @@ class ToolEngine:
                     canonical = None
             texts.canonical = canonical
             texts.arguments_text = canonical.decode() if canonical is not None else ""
-        if self.store_arguments or (state.status or "tool_error") != "ok":
-            # Only calls that store their arguments or failed pay for redaction. The
-            # arguments are read first: a secret found there is removed from the errors.
-            if args is NOT_GIVEN:
-                texts.redactor = Redactor()
-                raw = texts.redactor.text(state.raw_arguments)
-                texts.stored = raw if self.store_arguments else None
-            else:
-                try:
-                    texts.redactor = Redactor(args)
-                    redacted = texts.redactor.value(args)
-                    if self.store_arguments:
-                        texts.stored = dumps(redacted, default=text_of)
-                except (NotJSONError, RecursionError):
-                    texts.stored = None
         return texts
 
     def _write(self, state: CallState, texts: _Texts) -> ToolResult:
@@ -799,9 +861,11 @@ class ToolEngine:
         error_message = state.error_message
         validation_errors = tuple(state.validation_errors)
         violations = tuple(state.violations)
+        audit = texts.audit
+        assert audit is not None  # set by count
+        redactor = audit.redactor
         if status != "ok":
             # Only calls that failed pay for this: their texts can repeat the arguments.
-            redactor = texts.redactor or Redactor()
             if error_message:
                 error_message = redactor.text(error_message)
             validation_errors = tuple(map(redactor.text, validation_errors))
@@ -809,7 +873,8 @@ class ToolEngine:
         tool = state.tool
         extra = state.extra
         executor = extra.pop("executor", None)
-        canonical = texts.canonical
+        if extra:  # hook errors, approval reasons, what hooks add: free text
+            extra = _redacted_extra(extra, redactor)
         # Field by field on a draft: the same record as ExecutionRecord(...) with ~30
         # keywords, without the cost of matching them (test_engine reads every field).
         r = _RECORD.new()
@@ -829,9 +894,9 @@ class ToolEngine:
         r.executor = executor
         r.error_type = state.error_type
         r.error_message = error_message
-        r.arguments_sha256 = arguments_hash(canonical) if canonical is not None else None
-        r.arguments = texts.stored
-        r.arguments_tokens = texts.arguments_tokens
+        r.arguments_sha256 = audit.sha256
+        r.arguments = audit.stored
+        r.arguments_tokens = audit.tokens
         r.repairs = tuple(state.repairs)
         r.validation_errors = validation_errors
         r.violations = violations
@@ -849,6 +914,9 @@ class ToolEngine:
             except Exception:
                 self.sink_errors += 1
                 log.exception("audit sink %r failed to write record %s", sink, record.record_id)
+        if state.pending is not None and status == "pending_approval":
+            # Listed only now: a reject from now on finds the arguments counted.
+            self._pending[state.pending.approval_id] = (state.pending, audit)
         return _new_result(
             call_id=state.call_id,
             name=state.name,
@@ -887,7 +955,7 @@ class ToolEngine:
                 self.sink_errors += 1
                 log.exception("audit sink %r failed to write task %s", sink, task.task_id)
 
-    def _take_pending(self, approval_id: str) -> PendingApproval:
+    def _take_pending(self, approval_id: str) -> tuple[PendingApproval, _ArgumentsAudit]:
         try:
             return self._pending.pop(approval_id)
         except KeyError:

@@ -24,7 +24,7 @@ import uuid
 from dataclasses import dataclass
 
 from toolwire.audit.record import ExecutionRecord, Status
-from toolwire.audit.redact import arguments_hash, canonical_json
+from toolwire.audit.redact import redact_arguments
 from toolwire.cutoff import deliverable
 from toolwire.events import CallFinished, Event, ToolCall
 from toolwire.gateway.callids import client_call_id, fresh_call_id
@@ -110,7 +110,8 @@ def call_record(
 ) -> ExecutionRecord:
     """The audit record of one call the gateway passed (or held back)."""
     call = passed.call
-    digest = arguments_hash(canonical_json(call.arguments)) if call.arguments is not None else None
+    # The same hash as the engine's: of the redacted arguments.
+    digest = redact_arguments(call.arguments).sha256 if call.arguments is not None else None
     return ExecutionRecord(
         record_id=uuid.uuid4().hex,
         call_id=call.id,

@@ -23,7 +23,8 @@ Guarantees
   nonzero number below the smallest double (``1e-999``) is read as zero, with
   ``float_underflow``. Integers beyond 64 bits are kept exactly.
 - An integer longer than Python converts (``sys.get_int_max_str_digits()``, 4,300
-  digits by default) is kept as its digits in a string (``long_integer``).
+  digits by default) is kept as its digits in a string (``long_integer``); a Python
+  literal in hex, octal or binary beyond that, as hexadecimal text (``0x…``).
 - Of repeated keys in an object the last one wins, as in ``JSON.parse``, and the
   drop is named (``duplicate_key``), valid JSON or not.
 - Several top-level values (``{..}{..}``, F3) are refused, not merged or picked.

@@ -677,8 +677,8 @@ class _Parser:
                 return _MISSING
             clean = digits
             if clean[-1:] in "eE+-":
-                # 2e, 2e-: the exponent was cut off.
-                clean = clean.rstrip("+-").rstrip("eE")
+                # 2e, 2e-, 2.e: the exponent was cut off.
+                clean = clean.rstrip("+-").rstrip("eE").removesuffix(".")
                 if end >= n:
                     self.truncated = True
                 self.rep("invalid_number")

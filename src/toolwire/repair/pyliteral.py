@@ -218,7 +218,7 @@ class _Converter:
                 self.python_syntax = True
                 return value
             if isinstance(value, int):
-                return value
+                return self.integer(value)
             if isinstance(value, float):
                 return self.double(value, node)
             raise NoJsonForm(f"a Python {type(value).__name__} has no JSON form")
@@ -235,9 +235,23 @@ class _Converter:
                 out[key] = self.value(value_node, depth + 1)
             return out
         number = self.number(node)
+        if isinstance(number, int):
+            return self.integer(number)
         if number is not None:
             return number
         raise NoJsonForm(f"{type(node).__name__.lower()} is not a literal with a JSON form")
+
+    def integer(self, value: int) -> int | str:
+        """``0xfff…``: written in hex, octal or binary, an integer can be beyond the
+        digits Python writes in decimal, JSON's one base; it is kept as hexadecimal
+        text (``long_integer``)."""
+        if value.bit_length() > 3 * sys.get_int_max_str_digits():  # cheap bound first
+            try:
+                str(value)
+            except ValueError:
+                self.repairs["long_integer"] = None
+                return hex(value)
+        return value
 
     def double(self, value: float, node: ast.expr) -> float:
         """A float literal's value, naming what a double could not keep."""

@@ -67,6 +67,16 @@ class ArgumentsRejected(Exception):
         self.errors = errors
 
 
+class ToolExited(Exception):
+    """A tool's body raised ``SystemExit`` or ``GeneratorExit`` in a worker thread: as
+    such it would end the caller (a ``GeneratorExit`` thrown into a coroutine cannot
+    be caught there), so it comes back as this. ``type_name`` names the original."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(str(exc))
+        self.type_name = type(exc).__name__
+
+
 @runtime_checkable
 class Tool(Protocol):
     """A callable tool. Implementations are frozen dataclasses, renamed with ``rename``."""

@@ -13,7 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from toolwire.frozen import fast_constructor
 from toolwire.spec import ToolSpec
-from toolwire.tools.base import ArgumentsRejected, Executor, ProgressFn, ToolHints, ToolOutput
+from toolwire.tools.base import (
+    ArgumentsRejected,
+    Executor,
+    ProgressFn,
+    ToolExited,
+    ToolHints,
+    ToolOutput,
+)
 from toolwire.tools.docstrings import parse_docstring
 
 # Built on every call: without a frozen dataclass's per-field cost.
@@ -82,13 +89,20 @@ class FunctionTool:
             # thread, so it runs on and its result is dropped. Use executor="process"
             # for tools that must really stop.
             value = await anyio.to_thread.run_sync(
-                functools.partial(self.fn, **kwargs), abandon_on_cancel=True
+                functools.partial(_call_in_thread, self.fn, kwargs), abandon_on_cancel=True
             )
         return _new_output(value)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the tool calls the function, so decorated functions stay usable."""
         return self.fn(*args, **kwargs)
+
+
+def _call_in_thread(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    try:
+        return fn(**kwargs)
+    except (SystemExit, GeneratorExit) as exc:
+        raise ToolExited(exc) from exc
 
 
 def _messages(exc: ValidationError) -> list[str]:
