@@ -24,7 +24,7 @@ import uuid
 from dataclasses import dataclass
 
 from toolwire.audit.record import ExecutionRecord, Status
-from toolwire.audit.redact import redact_arguments
+from toolwire.audit.redact import redact_arguments, redact_arguments_text, redact_text
 from toolwire.cutoff import deliverable
 from toolwire.events import CallFinished, Event, ToolCall
 from toolwire.gateway.callids import client_call_id, fresh_call_id
@@ -110,8 +110,13 @@ def call_record(
 ) -> ExecutionRecord:
     """The audit record of one call the gateway passed (or held back)."""
     call = passed.call
-    # The same hash as the engine's: of the redacted arguments.
-    digest = redact_arguments(call.arguments).sha256 if call.arguments is not None else None
+    # The same hash as the engine's: of the redacted arguments (or text, if unreadable);
+    # error text is redacted by the same rules, as the engine's is.
+    if call.arguments is not None:
+        digest: str | None = redact_arguments(call.arguments).sha256
+    else:
+        digest = redact_arguments_text(call.raw_arguments).sha256 if call.raw_arguments else None
+    errors = tuple(redact_text(error, call.arguments) for error in call.errors)
     return ExecutionRecord(
         record_id=uuid.uuid4().hex,
         call_id=call.id,
@@ -123,10 +128,10 @@ def call_record(
         tool_origin="gateway",
         executor="gateway",
         error_type=None if call.status in ("complete", "repaired") else call.status,
-        error_message="; ".join(call.errors) or None,
+        error_message="; ".join(errors) or None,
         arguments_sha256=digest,
         repairs=call.repairs,
-        validation_errors=call.errors,
+        validation_errors=errors,
         extra={
             "model": model,
             "request_id": request_id,
