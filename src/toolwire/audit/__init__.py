@@ -9,7 +9,14 @@ from toolwire.audit.record import (
     TaskStatus,
 )
 from toolwire.audit.redact import REDACTED, arguments_hash, canonical_json, redact
-from toolwire.audit.report import AuditReport, TaskSummary, ToolStats, build_report
+from toolwire.audit.report import (
+    AuditReport,
+    ModelStats,
+    TaskSummary,
+    ToolStats,
+    build_model_report,
+    build_report,
+)
 from toolwire.audit.sinks import AuditSink, JSONLSink, MemorySink, read_jsonl
 from toolwire.audit.sqlite import SQLiteSink, read_sqlite
 
@@ -22,6 +29,7 @@ __all__ = [
     "ExecutionRecord",
     "JSONLSink",
     "MemorySink",
+    "ModelStats",
     "SQLiteSink",
     "Status",
     "TaskRecord",
@@ -29,6 +37,7 @@ __all__ = [
     "TaskSummary",
     "ToolStats",
     "arguments_hash",
+    "build_model_report",
     "build_report",
     "canonical_json",
     "read_jsonl",

@@ -1,4 +1,5 @@
-"""Aggregates over the audit trail: per-tool health and tokens per solved task (TPST).
+"""Aggregates over the audit trail: per-tool health, per-model health (the gateway's
+records name the model in ``extra``) and tokens per solved task (TPST).
 
 TPST = all tokens spent on all tasks' attempts (solved, failed and still open) ÷ the
 number of solved tasks. A task's tokens are the model usage the caller reported for it;
@@ -8,6 +9,7 @@ a task with no reported usage counts the estimated tokens of its tool traffic in
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -60,6 +62,46 @@ class AuditReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(slots=True)
+class ModelStats:
+    """One model's calls. ``model`` None: records that name no model (the engine's)."""
+
+    model: str | None
+    calls: int = 0
+    repaired_calls: int = 0
+    repaired_share: float = 0.0
+    truncated: int = 0
+    invalid: int = 0
+    top_repairs: dict[str, int] = field(default_factory=dict)  # name -> calls, most first
+
+
+TOP_REPAIRS = 3
+
+
+def build_model_report(records: Iterable[ExecutionRecord]) -> list[ModelStats]:
+    """Per model named in a record's ``extra["model"]``, busiest first."""
+    per_model: dict[str | None, ModelStats] = {}
+    repairs: dict[str | None, Counter[str]] = {}
+    for rec in records:
+        name = rec.extra.get("model")
+        model = name if isinstance(name, str) else None
+        st = per_model.setdefault(model, ModelStats(model=model))
+        st.calls += 1
+        if rec.repairs:
+            st.repaired_calls += 1
+        if rec.status == "truncated":
+            st.truncated += 1
+        elif rec.status == "invalid_args":
+            st.invalid += 1
+        # a repair named twice in one call counts once: the figure is calls
+        repairs.setdefault(model, Counter()).update(set(rec.repairs))
+    for model, st in per_model.items():
+        st.repaired_share = round(st.repaired_calls / st.calls, 4)
+        ranked = sorted(repairs[model].items(), key=lambda kv: (-kv[1], kv[0]))
+        st.top_repairs = dict(ranked[:TOP_REPAIRS])
+    return sorted(per_model.values(), key=lambda s: (-s.calls, s.model or ""))
 
 
 def build_report(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -11,10 +12,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from toolwire.audit.report import AuditReport, build_report
+from toolwire.audit.report import AuditReport, ModelStats, build_model_report, build_report
 from toolwire.audit.sinks import read_jsonl
 from toolwire.audit.sqlite import default_audit_path, read_sqlite
-from toolwire.cli.io import command_group
+from toolwire.cli.io import command_group, fail
 
 app = command_group("Reports over the audit trail of tool calls.")
 
@@ -36,15 +37,34 @@ def report(
         ),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    by: Annotated[
+        str,
+        typer.Option(
+            "--by",
+            metavar="tool|model",
+            help="tool: per tool, and TPST; model: per model the gateway served.",
+        ),
+    ] = "tool",
 ) -> None:
     """Per tool: calls, failures by status, p50/p95 duration, repairs, violations, tokens;
-    and TPST, tokens per solved task."""
+    and TPST, tokens per solved task. With --by model, per model: calls, repaired share,
+    truncated and invalid calls, top repairs."""
+    if by not in ("tool", "model"):
+        fail(f"--by {by!r}: give tool or model")
     path = db or default_audit_path()
     try:
         records, tasks = read_jsonl(path) if path.suffix == ".jsonl" else read_sqlite(path)
     except (OSError, ValueError) as exc:
         Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    if by == "model":
+        models = build_model_report(records)
+        if json_out:
+            out = {"calls": len(records), "models": [asdict(m) for m in models]}
+            sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
+        else:
+            _print_models(len(records), models)
+        return
     result = build_report(records, tasks)
     if json_out:
         sys.stdout.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -93,3 +113,25 @@ def _print(result: AuditReport) -> None:
         f"TPST (tokens per solved task): {tpst}",
         highlight=False,
     )
+
+
+def _print_models(calls: int, models: list[ModelStats]) -> None:
+    table = Table(
+        "model",
+        "calls",
+        "repaired",
+        "truncated",
+        "invalid",
+        "top repairs",
+        title=f"{calls} tool calls",
+    )
+    for m in models:
+        table.add_row(
+            m.model if m.model is not None else "(none named)",
+            str(m.calls),
+            f"{m.repaired_calls} ({m.repaired_share:.0%})",
+            str(m.truncated),
+            str(m.invalid),
+            ", ".join(f"{name} {n}" for name, n in m.top_repairs.items()) or "-",
+        )
+    Console().print(table)

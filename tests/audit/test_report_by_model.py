@@ -1,0 +1,106 @@
+"""``toolwire audit report --by model``: the gateway's records, per model, from SQLite and
+JSONL audit files alike."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from toolwire.audit import ExecutionRecord, JSONLSink, SQLiteSink
+from toolwire.cli.audit_cmd import app as audit_app
+from toolwire.events import CallStatus, ToolCall
+from toolwire.gateway.delivery import PassedCall, call_record
+
+
+def gateway_record(
+    model: str, status: CallStatus, repairs: tuple[str, ...] = ()
+) -> ExecutionRecord:
+    now = time.monotonic()
+    call = ToolCall(
+        id="c",
+        name="search",
+        arguments={"q": "x"} if status != "truncated" else None,
+        raw_arguments='{"q": "x"}',
+        status=status,
+        repairs=repairs,
+        errors=("arguments are not readable JSON",) if status == "invalid" else (),
+    )
+    return call_record(
+        PassedCall(call, delivered=status != "truncated", finished_at=now),
+        model=model,
+        request_id="r",
+        upstream="u",
+        started_at=time.time(),
+        started_monotonic=now,
+        ttfb_ms=None,
+    )
+
+
+RECORDS = [
+    gateway_record("qwen", "complete"),
+    gateway_record("qwen", "repaired", ("trailing_comma",)),
+    gateway_record("qwen", "repaired", ("trailing_comma", "single_quote")),
+    gateway_record("qwen", "truncated"),
+    gateway_record("llama", "invalid"),
+    gateway_record("llama", "repaired", ("code_fence",)),
+]
+
+
+@pytest.mark.parametrize("suffix", [".db", ".jsonl"])
+def test_report_by_model_from_gateway_records(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"audit{suffix}"
+    sink = SQLiteSink(path) if suffix == ".db" else JSONLSink(path)
+    for record in RECORDS:
+        sink.write(record)
+    sink.close()
+
+    result = CliRunner().invoke(audit_app, ["report", "--db", str(path), "--by", "model", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["calls"] == 6
+    qwen, llama = data["models"]
+    assert qwen == {
+        "model": "qwen",
+        "calls": 4,
+        "repaired_calls": 2,
+        "repaired_share": 0.5,
+        "truncated": 1,
+        "invalid": 0,
+        "top_repairs": {"trailing_comma": 2, "single_quote": 1},
+    }
+    assert (llama["model"], llama["calls"], llama["invalid"], llama["truncated"]) == (
+        "llama",
+        2,
+        1,
+        0,
+    )
+    assert llama["top_repairs"] == {"code_fence": 1}
+
+    table = CliRunner().invoke(audit_app, ["report", "--db", str(path), "--by", "model"])
+    assert table.exit_code == 0, table.output
+    assert "qwen" in table.stdout and "2 (50%)" in table.stdout
+    assert "trailing_comma 2" in table.stdout
+
+
+def test_records_without_a_model_are_counted_apart(tmp_path: Path) -> None:
+    """The engine's records name no model: their own row, not dropped."""
+    path = tmp_path / "audit.jsonl"
+    sink = JSONLSink(path)
+    sink.write(gateway_record("qwen", "complete"))
+    sink.write(ExecutionRecord("e1", None, "echo", "ok", started_at=0.0, duration_ms=1.0))
+    sink.close()
+    result = CliRunner().invoke(audit_app, ["report", "--db", str(path), "--by", "model", "--json"])
+    models = {m["model"]: m["calls"] for m in json.loads(result.stdout)["models"]}
+    assert models == {"qwen": 1, None: 1}
+
+
+def test_report_by_something_else_is_refused_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        audit_app, ["report", "--db", str(tmp_path / "a.db"), "--by", "day"]
+    )
+    assert result.exit_code == 2 and "give tool or model" in result.output
+    assert "Traceback" not in result.output
