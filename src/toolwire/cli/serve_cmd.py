@@ -1,9 +1,21 @@
-"""``toolwire serve``: run the gateway (``toolwire.gateway``) with uvicorn."""
+"""``toolwire serve``: run the gateway (``toolwire.gateway``) with uvicorn.
+
+With ``--workers N`` uvicorn starts N processes, each of which builds its gateway by
+``worker_app`` from the same settings, passed in an environment variable. A gateway
+keeps nothing between requests except its metrics and per-key limit counts, so those
+two are per worker; every worker writes to the same audit database.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,6 +33,132 @@ from toolwire.gateway.config import (
 )
 from toolwire.gateway.limits import KeyLimits
 from toolwire.textformats import FAMILIES
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+# Where ``serve --workers N`` hands its settings to the worker processes.
+SETTINGS_ENV = "TOOLWIRE_SERVE_SETTINGS"
+
+
+class ServeError(Exception):
+    """A setting ``serve`` refuses; the message is the one line it prints."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServeSettings:
+    """The options of ``toolwire serve``, as given (JSON-able, for the workers)."""
+
+    upstream: str | None = None
+    upstream_format: str = "openai-chat"
+    text_format: str | None = None
+    model: str | None = None
+    upstream_key_env: str = DEFAULT_UPSTREAM_KEY_ENV
+    config_file: str | None = None
+    host: str | None = None
+    port: int | None = None
+    audit: str | None = None
+    api_keys: tuple[str, ...] = ()
+    max_streams_per_key: int | None = None
+    requests_per_minute_per_key: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ServeSettings:
+        values: dict[str, Any] = json.loads(text)
+        values["api_keys"] = tuple(values.get("api_keys") or ())
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class Serving:
+    """What the settings resolve to: the gateway's config, where it listens, its sink."""
+
+    config: GatewayConfig
+    host: str
+    port: int
+    sink: AuditSink | None
+
+
+def prepare(settings: ServeSettings) -> Serving:
+    """The gateway's config for ``settings``; raises ``ServeError``. Opens the audit sink."""
+    if settings.upstream_format not in UPSTREAM_FORMATS:
+        raise ServeError(
+            f"--upstream-format {settings.upstream_format!r} is not supported; "
+            f"known: {', '.join(UPSTREAM_FORMATS)}"
+        )
+    if settings.text_format is not None and settings.text_format not in FAMILIES:
+        raise ServeError(
+            f"unknown --text-format {settings.text_format!r}; known: {', '.join(FAMILIES)}"
+        )
+    upstream = settings.upstream
+    if upstream is not None and not upstream.startswith(("http://", "https://")):
+        raise ServeError(f"--upstream must be an http(s) URL, got {upstream!r}")
+    if upstream is None and settings.config_file is None:
+        raise ServeError("give --upstream URL, or --config FILE")
+    loaded: ConfigFile | None = None
+    if settings.config_file is not None:
+        try:
+            loaded = load_config(Path(settings.config_file))
+        except ConfigError as exc:
+            raise ServeError(str(exc)) from None
+    host = settings.host or (loaded and loaded.host) or "127.0.0.1"
+    port = settings.port or (loaded and loaded.port) or 8787
+    audit = settings.audit or (loaded and loaded.audit) or None
+    base = loaded.config if loaded is not None else None
+    file_limits = base.limits if base else KeyLimits()
+    limits = KeyLimits(
+        settings.max_streams_per_key or file_limits.max_streams,
+        settings.requests_per_minute_per_key or file_limits.requests_per_minute,
+    )
+    try:
+        config = GatewayConfig(
+            upstream_url=upstream,
+            upstream_format=settings.upstream_format,
+            model=settings.model,
+            upstream_key_env=settings.upstream_key_env,
+            text_format=settings.text_format,
+            api_keys=settings.api_keys + (base.api_keys if base else ()),
+            max_body_bytes=base.max_body_bytes if base else DEFAULT_MAX_BODY_BYTES,
+            routes=base.routes if base else (),
+            aliases=base.aliases if base else (),
+            limits=limits,
+        )
+        config.check_listen(host)
+    except ConfigError as exc:
+        raise ServeError(str(exc)) from None
+    sink: AuditSink | None = None
+    if audit != "none":
+        path = Path(audit) if audit else default_audit_path()
+        try:
+            sink = SQLiteSink(path)
+        except Exception as exc:  # sqlite3 errors: unwritable path, not a database
+            raise ServeError(f"cannot open the audit database {path}: {exc}") from None
+    return Serving(dataclasses.replace(config, audit=sink), host, port, sink)
+
+
+def worker_app() -> Starlette:
+    """The gateway of one ``--workers`` process (a uvicorn app factory): built from the
+    settings the parent process checked, its audit sink closed when the worker stops."""
+    from toolwire.gateway import create_app
+
+    serving = prepare(ServeSettings.from_json(os.environ[SETTINGS_ENV]))
+    app = create_app(serving.config)
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            async with inner(app):
+                yield
+        finally:
+            if serving.sink is not None:
+                serving.sink.close()
+
+    app.router.lifespan_context = lifespan
+    return app
 
 
 def serve(
@@ -87,66 +225,59 @@ def serve(
             help="Requests per minute per gateway key (per process); more get 429.",
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Server processes. Metrics and per-key limits are counted per process.",
+        ),
+    ] = 1,
 ) -> None:
     """Serve OpenAI and Anthropic clients from any model server, every tool call repaired."""
-    if upstream_format not in UPSTREAM_FORMATS:
-        fail(
-            f"--upstream-format {upstream_format!r} is not supported; "
-            f"known: {', '.join(UPSTREAM_FORMATS)}"
-        )
-    if text_format is not None and text_format not in FAMILIES:
-        fail(f"unknown --text-format {text_format!r}; known: {', '.join(FAMILIES)}")
-    if upstream is not None and not upstream.startswith(("http://", "https://")):
-        fail(f"--upstream must be an http(s) URL, got {upstream!r}")
-    if upstream is None and config_file is None:
-        fail("give --upstream URL, or --config FILE")
-    loaded: ConfigFile | None = None
-    if config_file is not None:
-        try:
-            loaded = load_config(config_file)
-        except ConfigError as exc:
-            fail(str(exc))
-    host = host or (loaded and loaded.host) or "127.0.0.1"
-    port = port or (loaded and loaded.port) or 8787
-    audit = audit or (loaded and loaded.audit) or None
-    sink: AuditSink | None = None
-    if audit != "none":
-        path = Path(audit) if audit else default_audit_path()
-        try:
-            sink = SQLiteSink(path)
-        except Exception as exc:  # sqlite3 errors: unwritable path, not a database
-            fail(f"cannot open the audit database {path}: {exc}")
-    base = loaded.config if loaded is not None else None
-    file_limits = base.limits if base else KeyLimits()
-    limits = KeyLimits(
-        max_streams_per_key or file_limits.max_streams,
-        requests_per_minute_per_key or file_limits.requests_per_minute,
+    settings = ServeSettings(
+        upstream=upstream,
+        upstream_format=upstream_format,
+        text_format=text_format,
+        model=model,
+        upstream_key_env=upstream_key_env,
+        config_file=str(config_file) if config_file is not None else None,
+        host=host,
+        port=port,
+        audit=audit,
+        api_keys=tuple(api_key or ()),
+        max_streams_per_key=max_streams_per_key,
+        requests_per_minute_per_key=requests_per_minute_per_key,
     )
     try:
-        config = GatewayConfig(
-            upstream_url=upstream,
-            upstream_format=upstream_format,
-            model=model,
-            upstream_key_env=upstream_key_env,
-            text_format=text_format,
-            api_keys=tuple(api_key or ()) + (base.api_keys if base else ()),
-            audit=sink,
-            max_body_bytes=base.max_body_bytes if base else DEFAULT_MAX_BODY_BYTES,
-            routes=base.routes if base else (),
-            aliases=base.aliases if base else (),
-            limits=limits,
-        )
-        config.check_listen(host)
-    except ConfigError as exc:
+        serving = prepare(settings)
+    except ServeError as exc:
         fail(str(exc))
     import uvicorn  # the server is needed only here
 
     from toolwire.gateway import create_app
 
-    served = ", ".join(f"{r.name} -> {r.upstream_url}" for r in config.all_routes())
-    typer.echo(f"toolwire: serving on http://{host}:{port}: {served}")
+    served = ", ".join(f"{r.name} -> {r.upstream_url}" for r in serving.config.all_routes())
+    each = f" ({workers} workers)" if workers > 1 else ""
+    typer.echo(f"toolwire: serving on http://{serving.host}:{serving.port}{each}: {served}")
+    if workers > 1:
+        # Each worker opens its own sink; this process only checked that it opens.
+        if serving.sink is not None:
+            serving.sink.close()
+        os.environ[SETTINGS_ENV] = settings.to_json()
+        uvicorn.run(
+            f"{__name__}:worker_app",
+            factory=True,
+            workers=workers,
+            host=serving.host,
+            port=serving.port,
+            log_level="warning",
+        )
+        return
     try:
-        uvicorn.run(create_app(config), host=host, port=port, log_level="warning")
+        uvicorn.run(
+            create_app(serving.config), host=serving.host, port=serving.port, log_level="warning"
+        )
     finally:
-        if sink is not None:
-            sink.close()
+        if serving.sink is not None:
+            serving.sink.close()
