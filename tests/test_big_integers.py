@@ -28,22 +28,26 @@ BIG = 123456789012345678901234567890
 TOOLS = [{"name": "f", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}]
 
 
+PYTHON_QUOTED = f"{{'arguments': {BIG}, 'name': 'f'}}"
+
+
 @pytest.mark.parametrize(
-    ("family", "text"),
+    ("family", "text", "raw"),
     [
-        ("hermes", f'<tool_call>{{"arguments": {BIG}, "name": "f"}}</tool_call>'),
-        ("hermes", f"<tool_call>{{'arguments': {BIG}, 'name': 'f'}}</tool_call>"),
-        ("llama3_json", f'{{"parameters": {BIG}, "name": "f"}}'),
+        ("hermes", f'<tool_call>{{"arguments": {BIG}, "name": "f"}}</tool_call>', str(BIG)),
+        # read by the repair ladder: the call object as sent is its raw text
+        ("hermes", f"<tool_call>{PYTHON_QUOTED}</tool_call>", PYTHON_QUOTED),
+        ("llama3_json", f'{{"parameters": {BIG}, "name": "f"}}', str(BIG)),
     ],
 )
 def test_json_call_whose_arguments_are_a_big_integer_is_invalid_not_a_failure(
-    family: str, text: str
+    family: str, text: str, raw: str
 ) -> None:
     parser = StreamParser(f"text:{family}", TOOLS)
     result = StreamResult.collect([*parser.feed(text.encode()), *parser.close()])
     assert not result.errors, result.errors
     (call,) = result.calls
-    assert (call.name, call.status, call.raw_arguments) == ("f", "invalid", str(BIG))
+    assert (call.name, call.status, call.raw_arguments) == ("f", "invalid", raw)
 
 
 def _openai_events() -> list[Any]:

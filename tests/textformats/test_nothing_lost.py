@@ -5,6 +5,7 @@ whole and in any chunking (G3, F1, F15)."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
@@ -55,6 +56,14 @@ JUNK_IN_MARKUP = [
     ),
     ("step3", STEP3.replace("{}", 'JUNK<steptml:parameter name="city">Oslo</steptml:parameter>')),
     ("agent", '<invoke name="get_weather"><parameter name="city">Oslo</parameter>JUNK</invoke>'),
+    (
+        "agent",
+        "<tool><name>get_weather</name><arguments><city>Oslo</city>JUNK</arguments></tool>",
+    ),
+    (
+        "agent",
+        "<tool><name>get_weather</name><arguments><city>Oslo</city><city>JUNK</city></arguments></tool>",
+    ),
     ("deepseek_v3", DS.replace("{}\n```", '{"city": "Oslo"}\n```JUNK')),
     (
         "deepseek_v31",
@@ -210,3 +219,144 @@ def test_model_text_never_emits_python_warnings() -> None:
         (call,) = parse_stream(text, "text:pythonic", TOOLS).calls
     assert [str(w.message) for w in caught] == []
     assert call.arguments == {"query": r"a\d+\Z", "exact": True}
+
+
+# -- JSON envelopes: {"name": N, "arguments": {…}} in every family that writes them --
+
+# (family, the call region with ENV where the envelope object goes)
+ENVELOPE_FAMILIES = [
+    ("hermes", "<tool_call>ENV</tool_call>"),
+    ("granite", "<|tool_call|>[ENV]"),
+    ("xlam", "[ENV]"),
+    ("jamba", "<tool_calls>[ENV]</tool_calls>"),
+    ("internlm", "<|action_start|><|plugin|>ENV<|action_end|>"),
+    ("phi4_mini", "functools[ENV]"),
+    ("mistral", "[TOOL_CALLS][ENV]"),
+    ("llama3_json", "<|python_tag|>ENV"),
+    ("agent", "```json\nENV\n```"),
+    ("auto", "<tool_call>ENV</tool_call>"),
+]
+ARGS = '"arguments": {"city": "Oslo"}'
+# what is after the arguments is not read: loose calls in prose (F35) too
+JUNK_AFTER_ARGUMENTS = [
+    '{"name": "get_weather", ' + ARGS + ', "JUNK": 1}',
+    '{"name": "get_weather", ' + ARGS + " JUNK}",
+    '{"name": "get_weather", ' + ARGS + ', "arguments": {"city": "JUNK"}}',
+    '{"name": "get_weather", ' + ARGS + ', "id": "c1", "id": "JUNK"}',
+]
+JUNK_IN_ENVELOPE = [
+    *JUNK_AFTER_ARGUMENTS,
+    '{"name": "get_weather", "argumeJUNKnts": {"city": "Oslo"}}',
+    '{"JUNK": 1, "name": "get_weather", ' + ARGS + "}",
+    '{"name": "get_weather", "type": "JUNK", ' + ARGS + "}",
+]
+
+
+def starts_like_a_call(envelope: str) -> bool:
+    """An agent's ```json fence holds a call only when its object starts like one."""
+    return re.match(r'\{\s*"(?:name|arguments|parameters)"', envelope) is not None
+
+
+@pytest.mark.parametrize("envelope", JUNK_IN_ENVELOPE)
+@pytest.mark.parametrize(("family", "region"), ENVELOPE_FAMILIES)
+def test_a_json_envelope_holding_what_is_not_read_is_an_invalid_call_carrying_it_G3(
+    family: str, region: str, envelope: str
+) -> None:
+    # a damaged key or text after the arguments may be a damaged argument: never a
+    # silent {} or a call that closes with its arguments and drops the rest
+    text = region.replace("ENV", envelope)
+    r = parse_stream(text, f"text:{family}", TOOLS)
+    if family == "agent" and not starts_like_a_call(envelope):
+        assert (r.calls, r.text) == ([], text)
+        return
+    (call,) = r.calls
+    assert (call.name, call.status, call.arguments) == ("get_weather", "invalid", None)
+    assert call.raw_arguments == envelope
+    assert call.errors
+    check_split_invariance(family, text, TOOLS, f"envelope-{family}")
+
+
+@pytest.mark.parametrize("envelope", JUNK_AFTER_ARGUMENTS)
+def test_a_json_call_in_prose_holding_what_is_not_read_is_an_invalid_call_F35_G3(
+    envelope: str,
+) -> None:
+    for family in ("qwen3_coder", "pythonic", "hermes"):
+        text = f"Calling it now: {envelope} done"
+        r = parse_stream(text, f"text:{family}", TOOLS)
+        (call,) = r.calls
+        assert (call.status, call.raw_arguments) == ("invalid", envelope)
+        assert r.text == "Calling it now:  done"
+        check_split_invariance(family, text, TOOLS, f"loose-{family}")
+
+
+@pytest.mark.parametrize(
+    ("envelope", "call_id"),
+    [
+        ('{"name": "get_weather", ' + ARGS + ', "id": "call_7"}', "call_7"),
+        ('{"type": "function", "name": "get_weather", ' + ARGS + "}", None),
+        ('{ "name" : "get_weather" ,\n\t' + ARGS + " \n}", None),
+        ('{"id": "call_7", "parameters": {"city": "Oslo"}, "name": "get_weather"}', "call_7"),
+    ],
+)
+@pytest.mark.parametrize(("family", "region"), ENVELOPE_FAMILIES)
+def test_an_envelope_id_type_function_and_whitespace_are_read_G3(
+    family: str, region: str, envelope: str, call_id: str | None
+) -> None:
+    text = region.replace("ENV", envelope)
+    r = parse_stream(text, f"text:{family}", TOOLS)
+    if family == "agent" and not starts_like_a_call(envelope):
+        assert (r.calls, r.text) == ([], text)
+        return
+    (call,) = r.calls
+    assert (call.status, call.arguments, call.id) == ("complete", {"city": "Oslo"}, call_id)
+    check_split_invariance(family, text, TOOLS, f"envelope-ok-{family}")
+
+
+def test_a_repaired_envelope_keeps_its_text_as_sent_G3() -> None:
+    # what the ladder changed is named, and the text it changed is kept
+    envelope = "{'name': 'get_weather', 'arguments': {'city': 'Oslo'},}"
+    text = f"<tool_call>{envelope}</tool_call>"
+    (call,) = parse_stream(text, "text:hermes", TOOLS).calls
+    assert (call.status, call.arguments) == ("repaired", {"city": "Oslo"})
+    assert call.repairs and call.raw_arguments == envelope
+    check_split_invariance("hermes", text, TOOLS, "envelope-repaired")
+
+
+def test_a_closed_envelope_that_cannot_be_read_is_invalid_not_truncated_G3() -> None:
+    envelope = "{'name': 'get_weather', 'arguments': {'city': 'Oslo' JUNK}}"
+    text = f"<tool_call>{envelope}</tool_call>"
+    (call,) = parse_stream(text, "text:hermes", TOOLS).calls
+    assert (call.name, call.status, call.raw_arguments) == ("get_weather", "invalid", envelope)
+    check_split_invariance("hermes", text, TOOLS, "envelope-unreadable")
+
+
+def test_an_envelope_cut_off_after_its_arguments_keeps_its_text_F1() -> None:
+    envelope = '{"name": "get_weather", ' + ARGS + ', "JU'
+    text = f"<tool_call>{envelope}"
+    (call,) = parse_stream(text, "text:hermes", TOOLS).calls
+    assert (call.status, call.partial_arguments) == ("truncated", {"city": "Oslo"})
+    assert call.raw_arguments == envelope
+    check_split_invariance("hermes", text, TOOLS, "envelope-cut-tail")
+
+
+def test_an_envelope_cut_off_after_its_arguments_with_only_whitespace_is_whole_F1() -> None:
+    text = '<tool_call>{"name": "get_weather", ' + ARGS + "\n"
+    (call,) = parse_stream(text, "text:hermes", TOOLS).calls
+    assert (call.status, call.arguments) == ("complete", {"city": "Oslo"})
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ('Here: <json>{"name": "get_weather", ' + ARGS + "} done", "Here: <json> done"),
+        ('Here: ```json\n{"name": "get_weather", ' + ARGS + "}", "Here: ```json\n"),
+        ('Here: <json>{"name": "get_weather", "arguments": {"city": "Os', "Here: <json>"),
+    ],
+)
+def test_a_wrapper_opened_around_a_json_call_in_prose_but_not_closed_stays_text_F35(
+    text: str, kept: str
+) -> None:
+    r = parse_stream(text, "text:qwen3_coder", TOOLS)
+    assert [c.name for c in r.calls] == ["get_weather"]
+    assert r.text == kept
+    check_split_invariance("qwen3_coder", text, TOOLS, "loose-wrapper")

@@ -230,9 +230,12 @@ class CallAssembler:
         ``delimited``: this source says where the call ends (a text-format
         extractor), so its text is never split into a second call (F3), however
         it was chunked (F15).
-        ``raw``: with an object for ``arguments``, the text it was read from (a
-        text-format call cut off in its markup); it becomes the call's
-        ``raw_arguments``, so nothing that was sent is lost.
+        ``raw``: the text a text-format call was read from, as sent; it becomes the
+        call's ``raw_arguments``, so nothing that was sent is lost. With an object for
+        ``arguments``: the text the object was read from (a call cut off in its
+        markup, a repaired JSON envelope). With no ``arguments``: the text that could
+        not be read, which replaces the argument text streamed before (a JSON envelope
+        that held something unread after its arguments).
         """
         if not isinstance(id, str) or not id:
             id = None
@@ -243,6 +246,7 @@ class CallAssembler:
             id = id and self._unmarked(id)
             name = name and self._unmarked(name)
             arguments, replaced = self._unmarked_arguments(arguments)
+            raw = raw and self._unmarked(raw)
         slot = self._route(index, id, name, arguments, delimited)
         if not snapshots:
             slot.snapshots = False
@@ -262,6 +266,11 @@ class CallAssembler:
             slot.started_event = True
             self.events.append(CallStarted(slot.number, slot.id, slot.name))
         if arguments is None:
+            if raw is not None:
+                slot.snapshot = None
+                slot.parts = [raw]
+                slot.size = len(raw)
+                slot.scan = JsonScanner()
             return
         if isinstance(arguments, str):
             self._append(slot, arguments)

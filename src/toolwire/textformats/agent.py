@@ -21,7 +21,7 @@ from toolwire.assemble import JsonScanner
 from toolwire.textformats.invoke import InvokeExtractor, attributes
 from toolwire.textformats.jsoncalls import envelopes
 from toolwire.textformats.qwen3_coder import strip_newlines
-from toolwire.textformats.scanner import Grammar, Markers
+from toolwire.textformats.scanner import Grammar, Markers, MarkupCall
 from toolwire.textformats.values import parameter_schema, type_value
 
 REQUEST_ENDS = ("[TOOL_REQUEST_END]", "[END_TOOL_REQUEST]")
@@ -125,11 +125,12 @@ class AgentExtractor(InvokeExtractor):
         r = yield from self.after_marker(("<name>",))
         if isinstance(r, bool):
             return r
+        self.keep_markup(len("<tool>"))
         self.skip(len(r))
         name, m = yield from self.capture(_NAME_CLOSE)
         index = self.begin_call(name.strip() or None)
         if m != "</name>":
-            self.end_call(index, truncated=m is None)
+            self.end_markup_call(index, MarkupCall(), cut=m is None)
             return True
         r = yield (self.expect, ("<arguments>", "</tool>"))
         if r == "<arguments>":
@@ -137,17 +138,30 @@ class AgentExtractor(InvokeExtractor):
             child = yield (self.expect, ("<",))
             if child == "<":  # XML child elements, one per argument
                 raw, m = yield from self.capture(_ARGS_END)
-                pairs = [(k, strip_newlines(v)) for k, v in _CHILD.findall(raw)]
-                if pairs:
-                    self.arguments(index, *self._typed(name.strip(), pairs))
-                self.end_call(index, truncated=m is None)
+                self.end_markup_call(index, self._children(name.strip(), raw), cut=m is None)
             else:
+                self.take_markup()  # JSON arguments stream as sent
                 m, scan = yield from self.stream_arguments(index, _ARGS_END)
                 self.end_call(index, truncated=m is None and not scan.balanced)
             if m == "</arguments>":
                 r = yield (self.expect, ("</tool>",))
         else:
-            self.end_call(index, truncated=r is None)
+            self.end_markup_call(index, MarkupCall(), cut=r is None)
         if r == "</tool>":
             self.skip(len(r))
         return True
+
+    def _children(self, name: str, raw: str) -> MarkupCall:
+        """``<k>v</k>`` elements typed by the tool's schema; text between them is
+        not read (G3)."""
+        read = MarkupCall()
+        schema = self.schema_for(name)
+        at = 0
+        for child in _CHILD.finditer(raw):
+            read.gap(raw[at : child.start()])
+            key = child.group(1)
+            value = strip_newlines(child.group(2))
+            read.put(key, type_value(value, parameter_schema(schema, key), read.repairs))
+            at = child.end()
+        read.gap(raw[at:])
+        return read

@@ -1,12 +1,20 @@
 """Calls written as JSON envelopes: ``{"name": N, "arguments": {args}}``.
 
 Shared by hermes, mistral (old), llama3_json, granite, xlam, jamba/hunyuan, internlm,
-phi4_mini and the agents' fenced form. When the envelope starts with its name and the
-arguments are a JSON container (the usual case), the arguments stream as raw deltas
-while the object is still open. Anything else (keys in another order, Python-style
-quotes, string-encoded arguments) is read once, when the object closes, through the
-shared repair ladder. Which path applies depends only on the object's text, never on
-how it was chunked (F15).
+phi4_mini, the agents' fenced form and JSON calls in prose. When the envelope starts
+with its name and the arguments are a JSON container (the usual case), the arguments
+stream as raw deltas while the object is still open. Anything else (keys in another
+order, Python-style quotes, string-encoded arguments) is read once, when the object
+closes. Which path applies depends only on the object's text, never on how it was
+chunked (F15).
+
+Nothing in an envelope is dropped unseen (G3): its members are ``name``,
+``arguments`` (or ``parameters``), and, read as harmless, ``id`` (a string: the
+call's id) and ``type: "function"``; JSON whitespace goes silently. Any other member,
+a member given twice, or text that is not JSON between the members makes the call
+``invalid`` with the envelope as sent in ``raw_arguments``. An envelope only the
+repair ladder can read (Python quotes, a trailing comma) is read by it, the repairs
+named and the envelope as sent kept as the raw arguments.
 """
 
 from __future__ import annotations
@@ -17,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from toolwire.assemble import JsonScanner
-from toolwire.jsontext import dumps
-from toolwire.repair import repair_json
+from toolwire.coerce import json_type_name
+from toolwire.repair import partial_value, repair_json
 from toolwire.textformats.need import NEED, Grammar, _Need
 
 if TYPE_CHECKING:
@@ -31,6 +39,13 @@ _HEADER = re.compile(
 )
 _HEADER_LIMIT = 1024
 _NAME_GUESS = re.compile(r"""["']name["']\s*:\s*["']([^"'\\]{1,256})["']""")
+
+# the members of an envelope, read exactly: strings, scalars, whitespace (any, as in
+# the header)
+_WS = re.compile(r"\s*")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+_ARGUMENT_KEYS = ("arguments", "parameters")
 
 _HEAD, _ARGS, _TAIL, _BUFFER = range(4)
 
@@ -46,6 +61,125 @@ def _decode_name(quoted: str) -> str:
     return value if isinstance(value, str) else quoted[1:-1]
 
 
+def _skip_space(text: str, pos: int) -> int:
+    m = _WS.match(text, pos)
+    return pos if m is None else m.end()
+
+
+def _value_end(text: str, pos: int) -> int:
+    """The end of the JSON value at ``pos`` (a container by its brackets, unchecked
+    inside), or -1 when none starts there."""
+    c = text[pos : pos + 1]
+    if c in ("{", "["):
+        return JsonScanner().scan_to_close(text, pos)
+    m = (_STRING if c == '"' else _SCALAR).match(text, pos)
+    return -1 if m is None else m.end()
+
+
+def members(text: str, pos: int, *, first: bool) -> list[tuple[str, str]] | None:
+    """The members (key, value text) of a JSON object from ``pos`` to its ``}``,
+    which must end ``text``; ``first``: ``pos`` is just after the ``{`` (else after a
+    member's value). None when anything but JSON whitespace lies between them."""
+    found: list[tuple[str, str]] = []
+    end = len(text)
+    want_member = first
+    while True:
+        pos = _skip_space(text, pos)
+        if pos >= end:
+            return None
+        c = text[pos]
+        if c == "}" and not (want_member and found):
+            return found if _skip_space(text, pos + 1) == end else None
+        if not want_member:
+            if c != ",":
+                return None
+            pos += 1
+            want_member = True
+            continue
+        key = _STRING.match(text, pos)
+        if key is None:
+            return None
+        pos = _skip_space(text, key.end())
+        if not text.startswith(":", pos):
+            return None
+        pos = _skip_space(text, pos + 1)
+        value_end = _value_end(text, pos)
+        if value_end < 0:
+            return None
+        try:
+            name = orjson.loads(key.group())
+        except orjson.JSONDecodeError:
+            return None
+        found.append((name, text[pos:value_end]))
+        pos = value_end
+        want_member = False
+
+
+class _Reading:
+    """What an envelope's members say: the call's name, arguments text, id, and what
+    was not read."""
+
+    __slots__ = ("arguments", "id", "name", "problems", "seen")
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.arguments: str | None = None
+        self.id: str | None = None
+        self.problems: list[str] = []
+        self.seen: set[str] = set()
+
+    def take(self, key: str, text: str) -> None:
+        """One member, its value as written."""
+        kind = "arguments" if key in _ARGUMENT_KEYS else key
+        if kind in self.seen:
+            self.problems.append(f"{key!r} given more than once in the call object")
+            return
+        self.seen.add(kind)
+        if kind == "arguments":
+            # string-encoded arguments are their string's text
+            decoded = _string(text)
+            self.arguments = text if decoded is None else decoded
+        else:
+            self.other(key, kind, _string(text))
+
+    def other(self, key: str, kind: str, value: str | None) -> None:
+        """A member besides the arguments; ``value``: its string, if it is one."""
+        if kind in ("name", "id"):
+            if value is None:
+                self.problems.append(f"the call object's {key!r} is not a string")
+            elif kind == "name":
+                self.name = value
+            else:
+                self.id = value
+        elif not (kind == "type" and value == "function"):
+            self.problems.append(f"the call object holds {key!r}, which is not read")
+
+
+def _string(text: str) -> str | None:
+    if not text.startswith('"'):
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _after_arguments(tail: str) -> _Reading:
+    """What follows the arguments of an envelope that starts with its name and
+    arguments, up to and with its closing ``}``."""
+    reading = _Reading()
+    reading.seen.update(("name", "arguments"))
+    found = members(tail, 0, first=False) if tail != "}" else []
+    if found is None:
+        excerpt = tail[:-1].strip()
+        excerpt = excerpt if len(excerpt) <= 40 else excerpt[:37] + "..."
+        reading.problems.append(f"text in the call object that is not JSON: {excerpt!r}")
+    for key, value in found or ():
+        reading.take(key, value)
+    return reading
+
+
 class _Envelope:
     """One envelope object being read (the scanner's text starts at its ``{``)."""
 
@@ -58,7 +192,12 @@ class _Envelope:
         self.size = 0
         self.phase = _HEAD
         self.index = -1
-        self.outcome: tuple[str, str] = (CALL, "")
+        # while streaming: the text before the kept markup, where the arguments start
+        # in it, how long they are so far, and the text after them
+        self.head = ""
+        self.args_from = 0
+        self.args_size = 0
+        self.tail: list[str] = []
 
     def step(self) -> tuple[str, str] | _Need:
         """Read what the buffer holds of the object. Every scan stops where the
@@ -80,7 +219,7 @@ class _Envelope:
             end = self._after_header(buf, pos)
             sc._pos = len(buf) if end < 0 else end
             if end >= 0:
-                return (CALL, "")
+                return self._streamed()
         if not sc._eof:
             return NEED
         return self._cut()
@@ -97,6 +236,10 @@ class _Envelope:
             return
         self.index = self.sc.begin_call(_decode_name(m.group(1)))
         self.phase = _ARGS
+        # the object as sent is kept until it closes: a call that holds something
+        # unread after its arguments carries it
+        self.head, self.args_from = head, m.end()
+        self.sc.keep_markup()
         # the object is one level deep once its arguments close
         self.outer = JsonScanner()
         self.outer.depth, self.outer.started = 1, True
@@ -111,50 +254,129 @@ class _Envelope:
             stop = len(text) if end < 0 else end
             if stop > pos:
                 self.sc.arguments(self.index, text[pos:stop])
+                self.args_size += stop - pos
             if end < 0:
                 return -1
-            self.sc.end_call(self.index)
             self.phase = _TAIL
             pos = end
-        return self.outer.scan_to_close(text, pos)
+        end = self.outer.scan_to_close(text, pos)
+        self.tail.append(text[pos : len(text) if end < 0 else end])
+        return end
+
+    def _streamed(self) -> tuple[str, str]:
+        """The object of a streamed call closed: what follows its arguments must be
+        members that are read (an id), else the call is invalid with its text."""
+        sc, index = self.sc, self.index
+        reading = _after_arguments("".join(self.tail))
+        markup = sc.take_markup()
+        if reading.problems:
+            envelope = self.head + markup
+            sc.sink.tool(
+                index, None, None, None, unreadable="; ".join(reading.problems), raw=envelope
+            )
+        elif reading.id is not None:
+            sc.sink.tool(index, reading.id, None, None)
+        sc.end_call(index)
+        return (CALL, "")
 
     def _whole(self, obj: str) -> tuple[str, str]:
         """The object closed before streaming began: read it at once."""
         m = _HEADER.match(obj)
-        if m is not None:
-            inner = JsonScanner()
-            off = inner.feed(obj[m.end() :])
-            if off >= 0:
-                self.sc.whole_call(_decode_name(m.group(1)), obj[m.end() : m.end() + off])
-                return (CALL, "")
+        end = _value_end(obj, m.end()) if m is not None else -1
+        if m is not None and end > 0:
+            # the usual shape, read as when it streams: what follows the arguments
+            reading = _after_arguments(obj[end:])
+            reading.name, reading.arguments = _decode_name(m.group(1)), obj[m.end() : end]
+        else:
+            found = members(obj, 1, first=True)
+            if found is None:
+                return self._repaired(obj)
+            reading = _Reading()
+            for key, value in found:
+                reading.take(key, value)
+        if reading.name is None and self.bare:
+            return (NOT_A_CALL, obj)
+        if reading.name is None and not reading.problems:
+            reading.problems.append("the call object has no name")
+        if reading.problems:
+            self.sc.whole_call(reading.name, obj, unreadable="; ".join(reading.problems))
+        else:
+            self.sc.whole_call(reading.name, reading.arguments, id=reading.id)
+        return (CALL, "")
+
+    def _repaired(self, obj: str) -> tuple[str, str]:
+        """An object that is not exact JSON: the repair ladder reads it, and the call
+        keeps the object as sent as its raw arguments."""
         result = repair_json(obj)
         value: Any = result.value if result.ok and not result.truncated else None
         if not isinstance(value, dict) or not isinstance(value.get("name"), str):
             if self.bare:
                 return (NOT_A_CALL, obj)
-            self.sc.whole_call(None, obj)  # a call body the finisher reports as invalid
+            guess = _NAME_GUESS.search(obj)
+            why = result.error if not result.ok else "it does not close as JSON"
+            self.sc.whole_call(
+                guess.group(1) if guess else None,
+                obj,
+                unreadable=f"the call object is not readable: {why}",
+            )
             return (CALL, "")
-        args = value.get("arguments", value.get("parameters"))
-        if args is not None and not isinstance(args, str | dict | list):
-            args = dumps(args)  # an integer beyond 64 bits too (orjson refuses it)
-        self.sc.whole_call(value["name"], args, result.repairs)
+        reading = _Reading()
+        for key, item in value.items():
+            if key not in _ARGUMENT_KEYS:
+                reading.other(key, key, item if isinstance(item, str) else None)
+        if all(key in value for key in _ARGUMENT_KEYS):
+            reading.problems.append("both 'arguments' and 'parameters' in the call object")
+        name, repairs = value["name"], list(result.repairs)
+        args = value.get("arguments", value.get("parameters", {}))
+        if args is None:
+            args = {}
+            repairs.append("null_arguments")
+        elif isinstance(args, str) and not args.strip():
+            args = {}  # F2: a tool with no parameters
+        elif isinstance(args, str):  # string-encoded arguments
+            inner = repair_json(args)
+            if inner.ok and not inner.truncated:
+                args = inner.value
+                repairs += inner.repairs
+            else:
+                reading.problems.append(f"the arguments are not readable JSON: {inner.error}")
+        if not (reading.problems or isinstance(args, dict | list)):
+            reading.problems.append(f"the arguments are {json_type_name(args)}, not an object")
+        if reading.problems:
+            self.sc.whole_call(name, obj, repairs, unreadable="; ".join(reading.problems))
+        else:
+            self.sc.whole_call(name, args, repairs, raw=obj, id=reading.id)
         return (CALL, "")
 
     def _cut(self) -> tuple[str, str]:
         """End of stream inside the object (F1)."""
+        sc = self.sc
         if self.phase == _ARGS:
-            self.sc.end_call(self.index, truncated=True)
+            sc.take_markup()  # the arguments, cut off, are the call's raw text
+            sc.end_call(self.index, truncated=True)
             return (TRUNCATED, "")
         if self.phase == _TAIL:
-            return (CALL, "")
+            envelope = self.head + sc.take_markup()
+            if not "".join(self.tail).strip():
+                sc.end_call(self.index)  # the arguments are whole and nothing else came
+                return (CALL, "")
+            # cut off in what follows the arguments: the object as sent is kept
+            arguments = envelope[self.args_from : self.args_from + self.args_size]
+            partial = partial_value(arguments)
+            if isinstance(partial, dict | list):
+                sc.sink.tool(self.index, None, None, partial, raw=envelope)
+            else:
+                sc.sink.tool(self.index, None, None, None, raw=envelope)
+            sc.end_call(self.index, truncated=True)
+            return (TRUNCATED, "")
         head = "".join(self.parts)
         guess = _NAME_GUESS.search(head)
         if guess is None and self.bare:
             return (NOT_A_CALL, head)
         # nothing in it was read as arguments: the object as sent is the raw text
-        index = self.sc.begin_call(guess.group(1) if guess else None)
-        self.sc.sink.tool(index, None, None, {}, raw=head)
-        self.sc.end_call(index, truncated=True)
+        index = sc.begin_call(guess.group(1) if guess else None)
+        sc.sink.tool(index, None, None, {}, raw=head)
+        sc.end_call(index, truncated=True)
         return (TRUNCATED, "")
 
 

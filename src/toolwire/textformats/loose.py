@@ -15,7 +15,7 @@ Streaming: the text after a ``{`` (or a ``<tag>`` / fence opener) is held back o
 until it can no longer be such a header, which prose decides within a few characters;
 the most held back is ``HOLD_LIMIT`` characters (a header with the longest allowed name
 and whitespace). A fence or tag around a call is removed with it when its closing
-follows the object.
+follows the object; when it does not, the opening stays text (after the call).
 """
 
 from __future__ import annotations
@@ -183,10 +183,15 @@ def read_call(sc: TextScanner, opener: str) -> Grammar:
     if not isinstance(header, Header):
         sc.skip(len(opener))
         return False
-    sc.skip(header.start - sc._pos)
+    wrapper = sc._buf[sc._pos : header.start]
+    sc.skip(len(wrapper))
     outcome = yield from envelope(sc)
-    if outcome == CALL and header.closing:
-        r = yield (sc.expect, (header.closing,))
+    if header.closing:
+        r = None
+        if outcome == CALL:
+            r = yield (sc.expect, (header.closing,))
         if isinstance(r, str):
             sc.skip(len(r))
+        else:  # not closed after the object: it was no wrapper, and stays text
+            sc.sink.text(wrapper)
     return True

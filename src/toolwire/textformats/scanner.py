@@ -518,15 +518,19 @@ class TextScanner:
         value: str | Mapping[str, Any] | list[Any] | None,
         repairs: Iterable[str] = (),
         unreadable: str = "",
+        *,
+        raw: str | None = None,
+        id: str | None = None,
     ) -> None:
         """A call read at once; ``repairs``: what reading its envelope took;
         ``unreadable``: why ``value``, raw text, could not be read (the call is then
-        invalid, never repaired or taken for a cut-off)."""
-        index = self.begin_call(name, repairs=repairs)
+        invalid, never repaired or taken for a cut-off); ``raw``: with an object for
+        ``value``, the text it was read from as sent (its raw arguments)."""
+        index = self.begin_call(name, id, repairs=repairs)
         if unreadable:
             self.sink.tool(index, None, None, None, unreadable=unreadable)
         if value is not None:
-            self.arguments(index, value)
+            self.sink.tool(index, None, None, value, raw=raw)
         self.end_call(index)
 
     def end_markup_call(self, index: int, read: MarkupCall, *, cut: bool) -> None:
