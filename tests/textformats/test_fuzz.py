@@ -16,8 +16,11 @@ from test_families import CASES
 from tf_fuzz import check_input, fuzz
 from tf_harness import TOOLS, check_split_invariance
 
+from toolwire.assemble import CallAssembler
 from toolwire.parser import parse_stream
-from toolwire.textformats import FAMILIES
+from toolwire.spec import ToolSpec
+from toolwire.textformats import FAMILIES, make_extractor
+from toolwire.textformats.auto import AutoExtractor
 
 SECONDS = float(os.environ.get("TOOLWIRE_FUZZ_SECONDS", "1.0"))
 MAX_INPUTS = int(os.environ.get("TOOLWIRE_FUZZ_INPUTS", "400"))
@@ -43,15 +46,36 @@ STRICT = {
     "deepseek_v31",
     "kimi_k2",
     "harmony",
+    # JSON envelopes (textformats.jsoncalls), and auto, which hands over to any family
+    "hermes",
+    "mistral",
+    "llama3_json",
+    "granite",
+    "xlam",
+    "jamba",
+    "hunyuan",
+    "internlm",
+    "phi4_mini",
+    "agent",
+    "auto",
 }
+
+
+def auto_family(text: str) -> str | None:
+    """The family ``auto`` hands ``text`` to (None: none, it is plain text)."""
+    extractor = make_extractor("auto", CallAssembler(), [ToolSpec.from_dict(t) for t in TOOLS])
+    assert isinstance(extractor, AutoExtractor)
+    extractor.feed(text)
+    extractor.close()
+    return extractor.family
 
 
 @pytest.mark.parametrize("family", [f for f in FAMILIES if _seeds(f)])
 def test_mutated_text_never_hangs_raises_or_loses_text_F15(family: str) -> None:
-    strict = family in STRICT
-
     def check(family: str, text: str, rng: random.Random) -> None:
-        check_input(family, text, rng, strict=strict)
+        # auto is as strict as the family it hands the text to
+        chosen = auto_family(text) if family == "auto" else family
+        check_input(family, text, rng, strict=chosen is None or chosen in STRICT)
 
     count = fuzz(family, _seeds(family), seconds=SECONDS, max_inputs=MAX_INPUTS, check=check)
     assert count > 0

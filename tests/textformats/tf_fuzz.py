@@ -164,9 +164,7 @@ def check_input(
 def lost_sentinels(text: str, result: StreamResult, *, strict: bool = False) -> list[str]:
     """Sentinels whole in ``text`` that the output does not hold. Unless ``strict``,
     only when no call was reported: text with no call in it passes through whole.
-    ``strict``: inside call markup too (the families in test_fuzz's ``STRICT``; the
-    JSON-envelope families still drop keys they do not read, and what the repair
-    ladder drops from an envelope)."""
+    ``strict``: inside call markup too (the families in test_fuzz's ``STRICT``)."""
     if not strict and result.calls:
         return []
     blob = output_blob(result)
