@@ -360,3 +360,14 @@ def test_a_wrapper_opened_around_a_json_call_in_prose_but_not_closed_stays_text_
     assert [c.name for c in r.calls] == ["get_weather"]
     assert r.text == kept
     check_split_invariance("qwen3_coder", text, TOOLS, "loose-wrapper")
+
+
+def test_two_envelopes_with_the_same_id_are_two_calls_each_with_it_F3_F15() -> None:
+    one = '<tool_call>{"name": "get_weather", ' + ARGS + ', "id": "c1"}</tool_call>'
+    text = one + one.replace("Oslo", "Bern")
+    r = parse_stream(text, "text:hermes", TOOLS)
+    assert [(c.id, c.arguments, c.status) for c in r.calls] == [
+        ("c1", {"city": "Oslo"}, "complete"),
+        ("c1", {"city": "Bern"}, "complete"),
+    ]
+    check_split_invariance("hermes", text, TOOLS, "envelope-same-id")

@@ -415,8 +415,7 @@ class CallAssembler:
             # the same ``functions.f:0`` twice): after the close it is a new call (F3)
             if slot is not None and not (delimited and slot.closed):
                 return slot
-            if slot is not None:
-                return self._new_slot(index, id)
+            # (after the close of a delimited call with this id: the id is new again)
             slot = self._by_index.get(index) if index is not None else self._open
             if (
                 slot is not None

@@ -275,7 +275,7 @@ class _Envelope:
                 index, None, None, None, unreadable="; ".join(reading.problems), raw=envelope
             )
         elif reading.id is not None:
-            sc.sink.tool(index, reading.id, None, None)
+            sc.sink.tool(index, reading.id, None, None, delimited=True)  # a late id
         sc.end_call(index)
         return (CALL, "")
 
