@@ -51,6 +51,10 @@ JUNK_IN_MARKUP = [
         '<minimax:tool_call><invoke name="get_weather"><parameter JUNK="city">Oslo</parameter><parameter name="city">Oslo</parameter></invoke></minimax:tool_call>',
     ),
     (
+        "minimax_m2",
+        '<minimax:tool_call><invoke name=JUNK"x name="get_weather"><parameter name="city">Oslo</parameter></invoke></minimax:tool_call>',
+    ),
+    (
         "deepseek_dsml",
         '<｜DSML｜function_calls><｜DSML｜invoke name="get_weather"><｜DSML｜parameter name="city" string="JUNK">Oslo</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>',
     ),

@@ -23,7 +23,16 @@ def unread(tag: str, known: frozenset[str]) -> str:
     the tag is damaged or carries attributes the format does not read)."""
     if not known.intersection(attributes(tag)):
         return tag  # nothing in it was read
-    return _ATTR.sub(lambda m: "" if m.group(1) in known else m.group(0), tag)
+    seen: set[str] = set()
+
+    def read(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key not in known or key in seen:
+            return m.group(0)  # given twice: only the last one is read
+        seen.add(key)
+        return ""
+
+    return _ATTR.sub(read, tag)
 
 
 def attributes(tag: str) -> dict[str, str]:
