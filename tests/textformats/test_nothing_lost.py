@@ -375,3 +375,12 @@ def test_two_envelopes_with_the_same_id_are_two_calls_each_with_it_F3_F15() -> N
         ("c1", {"city": "Bern"}, "complete"),
     ]
     check_split_invariance("hermes", text, TOOLS, "envelope-same-id")
+
+
+def test_a_value_the_repair_ladder_changed_is_named_and_its_markup_kept_F30_G3() -> None:
+    markup = '<function=search><parameter=query>a</parameter><parameter=tags>JUNK["x"]</parameter></function>'
+    text = f"<tool_call>{markup}</tool_call>"
+    (call,) = parse_stream(text, "text:qwen3_coder", TOOLS).calls
+    assert (call.status, call.arguments) == ("repaired", {"query": "a", "tags": ["x"]})
+    assert call.repairs and call.raw_arguments == markup
+    check_split_invariance("qwen3_coder", text, TOOLS, "typed-value-repaired")

@@ -153,11 +153,6 @@ def check_input(
     assert not whole.errors, f"{label}: {whole.errors}"
     if account:
         lost = lost_sentinels(text, whole, strict=strict)
-        if lost and strict:
-            # a value typed by its schema through the repair ladder may drop text the
-            # ladder could not read, unnamed (textformats.values, a known gap): the
-            # markup is to blame only if the loss stays with every value a string
-            lost = lost_sentinels(text, parse_chunks(family, [data], TEXT_TOOLS), strict=True)
         assert not lost, f"{label}: text lost; output {summary(whole)}"
 
 

@@ -545,8 +545,10 @@ class TextScanner:
             self.sink.tool(index, None, None, read.args, raw=markup, repairs=read.repairs)
         elif problems:
             self.sink.tool(index, None, None, markup, unreadable="; ".join(problems))
+        elif read.repairs:  # typing a value changed it: the markup as sent is kept
+            self.sink.tool(index, None, None, read.args, raw=markup, repairs=read.repairs)
         elif read.args:
-            self.arguments(index, read.args, read.repairs)
+            self.arguments(index, read.args)
         self.end_call(index, truncated=cut)
 
     def truncated_call(self, name: str | None, value: Any = None, id: str | None = None) -> None:
