@@ -32,17 +32,6 @@ _TOKEN = re.compile(
 _PUNCTUATION = ('{', '}', '[', ']', '(', ')', '"', "'", ":", ",", ";", "=", "\n", "\\", " ")
 _RANDOM = "\x00\x1b\t\r\n \\\"'{}[]<>|=:,;/é中🙂\u2028\ufeff｜▁"
 SENTINEL = re.compile(r"Zq\d+x")
-# the same tools with every parameter a string: values are then kept as written
-TEXT_TOOLS: list[dict[str, Any]] = [
-    {
-        **tool,
-        "parameters": {
-            **tool["parameters"],
-            "properties": {k: {"type": "string"} for k in tool["parameters"]["properties"]},
-        },
-    }
-    for tool in TOOLS
-]
 
 
 def vocabulary(seeds: list[str]) -> list[str]:
