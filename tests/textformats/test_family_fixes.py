@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from tf_harness import TOOLS, Case, check_case
 
-from toolwire.parser import parse_stream
+from toolwire.events import StreamResult
+from toolwire.parser import StreamParser, parse_stream
 from toolwire.textformats.values import type_value
 
 P = ("ping", {}, "complete")
@@ -401,3 +402,20 @@ def test_tools_declared_with_python_type_names_give_complete_calls(family: str) 
 
 
 VALUES = [("n", "3"), ("x", "2.5"), ("b", "true"), ("l", '["a"]')]
+
+
+@pytest.mark.parametrize("family", ["glm45", "glm47"])
+def test_a_name_that_starts_with_a_non_ascii_letter_reads_alike_in_any_chunking(
+    family: str,
+) -> None:
+    """F15: the early check of a GLM call's name knew only ASCII letters, so a name
+    led by another letter was refused in small reads and read whole at once."""
+    sep = "\n" if family == "glm45" else ""
+    text = f"<tool_call>中get_weather{sep}<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>"
+    whole = parse_stream(text, format=f"text:{family}")
+    for size in (1, 2, 3, 5, 8):
+        parser = StreamParser(f"text:{family}")
+        events = [e for i in range(0, len(text), size) for e in parser.feed(text[i : i + size])]
+        pieces = StreamResult.collect([*events, *parser.close()])
+        assert (pieces.calls, pieces.text) == (whole.calls, whole.text), size
+    assert [c.name for c in whole.calls] == ["中get_weather"]

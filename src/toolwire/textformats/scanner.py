@@ -350,8 +350,9 @@ class TextScanner:
         """Match ``pattern`` at the current position without consuming. The pattern
         must delimit its own end (a lookahead), so a match on a prefix of the text is
         a match on the whole; it is decided once it matches, once ``limit``
-        characters are buffered, or at end of stream. ``lead``: the characters the
-        first non-space character must be one of (decides a mismatch early)."""
+        characters are buffered, or at end of stream. ``lead``: the ASCII characters
+        the first non-space character must be one of (decides a mismatch early; a
+        non-ASCII one waits for the pattern, which may read it as a letter)."""
         buf, pos = self._buf, self._pos
         m = pattern.match(buf, pos)
         if m is not None:
@@ -360,7 +361,7 @@ class TextScanner:
             i = pos
             while i < len(buf) and buf[i] in _SPACE:
                 i += 1
-            if i < len(buf) and buf[i] not in lead:
+            if i < len(buf) and buf[i].isascii() and buf[i] not in lead:
                 return False
         if self._eof or len(self._buf) - self._pos >= limit:
             return False
