@@ -1,0 +1,30 @@
+"""The conversation loop: a model, its tools and the engine, turn after turn."""
+
+from toolwire.agent.emitter import TextEmitter
+from toolwire.agent.events import (
+    AgentEvent,
+    CallOutcome,
+    CallParsed,
+    RunFinished,
+    RunResult,
+    StopReason,
+    TextOut,
+    ToolReplied,
+    TurnFinished,
+)
+from toolwire.agent.loop import Agent, cut_off_reply
+
+__all__ = [
+    "Agent",
+    "AgentEvent",
+    "CallOutcome",
+    "CallParsed",
+    "RunFinished",
+    "RunResult",
+    "StopReason",
+    "TextEmitter",
+    "TextOut",
+    "ToolReplied",
+    "TurnFinished",
+    "cut_off_reply",
+]

@@ -1,0 +1,47 @@
+"""``TextEmitter``: batches the model's text for a user, instead of one event per token.
+
+A batch goes out once it holds ``size`` characters or ``interval`` seconds have passed
+since the last one went out (checked as text arrives; there is no timer), and whatever
+is left goes out at ``flush``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+class TextEmitter:
+    def __init__(
+        self,
+        size: int = 150,
+        interval: float = 0.05,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.size = size
+        self.interval = interval
+        self._clock = clock
+        self._parts: list[str] = []
+        self._length = 0
+        self._last = clock()
+
+    def feed(self, text: str) -> str | None:
+        """Take a piece of text; return a batch when one is due, else None."""
+        if not text:
+            return None
+        self._parts.append(text)
+        self._length += len(text)
+        if self._length >= self.size or self._clock() - self._last >= self.interval:
+            return self.flush()
+        return None
+
+    def flush(self) -> str | None:
+        """Everything held, or None when nothing is."""
+        self._last = self._clock()
+        if not self._parts:
+            return None
+        out = "".join(self._parts)
+        self._parts = []
+        self._length = 0
+        return out
