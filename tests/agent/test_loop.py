@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 import pytest
 
 from toolwire.agent import (
@@ -220,3 +221,99 @@ async def test_an_upstream_error_ends_the_run_with_its_message(sink: MemorySink)
         result = await Agent(client, ToolEngine([add], sinks=[sink])).run("hi")
     assert result.stop == "upstream_error"
     assert result.error is not None and "400" in result.error
+
+
+def anthropic_sse(events: list[dict[str, Any]]) -> list[bytes]:
+    return [f"event: {e['type']}\ndata: {orjson.dumps(e).decode()}\n\n".encode() for e in events]
+
+
+def anthropic_call(call_id: str, name: str, arguments: str) -> list[bytes]:
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": "m",
+        "usage": {"input_tokens": 30, "output_tokens": 1},
+    }
+    return anthropic_sse(
+        [
+            {"type": "message_start", "message": message},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": arguments},
+            },
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"output_tokens": 9},
+            },
+            {"type": "message_stop"},
+        ]
+    )
+
+
+def anthropic_text(text: str) -> list[bytes]:
+    message = {
+        "id": "msg_2",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": "m",
+        "usage": {"input_tokens": 50, "output_tokens": 1},
+    }
+    return anthropic_sse(
+        [
+            {"type": "message_start", "message": message},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": text},
+            },
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 3},
+            },
+            {"type": "message_stop"},
+        ]
+    )
+
+
+async def test_an_anthropic_upstream_drives_a_tool_round_trip(sink: MemorySink) -> None:
+    """The same loop over the Anthropic wire: the request is translated by the client,
+    the answer read by the parser; the reply goes back as a tool_result block."""
+    turns = [
+        Script(anthropic_call("toolu_1", "add", "{'a': 4, 'b': 5}")),
+        Script(anthropic_text("Nine.")),
+    ]
+    with ReplayServer({"m": Dialogue(turns)}) as up:
+        client = ModelClient("anthropic", up.url, model="m", retry=RetryPolicy(attempts=1))
+        result = await Agent(client, ToolEngine([add], sinks=[sink])).run("add 4 and 5")
+        second = up.requests[1]
+    assert second.path == "/v1/messages"
+    assert result.stop == "done" and result.text == "Nine."
+    assert result.calls[0].call.status == "repaired" and result.calls[0].status == "ok"
+    assert RAN == [(4, 5)]
+    blocks = [
+        b for m in second.body["messages"] for b in m["content"] if isinstance(m["content"], list)
+    ]
+    uses = [b for b in blocks if b["type"] == "tool_use"]
+    replies = [b for b in blocks if b["type"] == "tool_result"]
+    assert [u["id"] for u in uses] == ["toolu_1"] and uses[0]["input"] == {"a": 4, "b": 5}
+    assert [r["tool_use_id"] for r in replies] == ["toolu_1"]
+    assert "9" in str(replies[0]["content"])
+    assert result.usage.input_tokens == 80

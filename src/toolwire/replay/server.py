@@ -49,14 +49,24 @@ Answer = Script | Callable[[Any], Script]
 @dataclass
 class Dialogue:
     """Answers by turn: the number of tool results in the request's messages picks the
-    script (the first turn has none); the last script answers every later turn."""
+    script (the first turn has none); the last script answers every later turn. A tool
+    result is a Chat ``tool`` message or an Anthropic ``tool_result`` block."""
 
     turns: list[Script]
 
     def __call__(self, body: Any) -> Script:
         messages = body.get("messages") if isinstance(body, dict) else None
-        results = sum(1 for m in messages or [] if isinstance(m, dict) and m.get("role") == "tool")
+        results = sum(_tool_results(m) for m in messages or [] if isinstance(m, dict))
         return self.turns[min(results, len(self.turns) - 1)]
+
+
+def _tool_results(message: dict[str, Any]) -> int:
+    if message.get("role") == "tool":
+        return 1
+    content = message.get("content")
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
 
 
 @dataclass
