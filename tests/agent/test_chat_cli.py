@@ -1,0 +1,65 @@
+"""``toolwire chat --prompt``: one task against the replay server; one line on errors."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from toolwire.cli import app
+from toolwire.replay import Dialogue, ReplayServer, Script, call_stream, text_stream
+
+runner = CliRunner()
+TOOLS = ["--tools", "tests.agent.chat_tools:add", "--audit", "none"]
+
+
+def dialogue() -> Dialogue:
+    broken = call_stream("add", ["{'a': 2, 'b': 3}"], "tool_calls")
+    return Dialogue([Script(broken), Script(text_stream(["It is ", "5."]))])
+
+
+def test_chat_prompt_json_prints_the_run() -> None:
+    with ReplayServer({"m": dialogue()}) as up:
+        args = ["chat", "--base-url", up.url, "--model", "m", "--prompt", "2+3?", "--json"]
+        result = runner.invoke(app, [*args, *TOOLS])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["text"] == "It is 5."
+    assert out["stop"] == "done" and out["turns"] == 2 and out["task_id"]
+    assert out["usage"] == {"input_tokens": 60, "output_tokens": 14}
+    [call] = out["calls"]
+    assert {k: call[k] for k in ("id", "name", "status", "turn")} == {
+        "id": "call_1",
+        "name": "add",
+        "status": "ok",
+        "turn": 1,
+    }
+    assert call["repairs"]
+
+
+def test_chat_prompt_prints_the_text() -> None:
+    with ReplayServer({"m": dialogue()}) as up:
+        args = ["chat", "--base-url", up.url, "--model", "m", "--prompt", "2+3?"]
+        result = runner.invoke(app, [*args, *TOOLS])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "It is 5.\n"
+
+
+def test_chat_upstream_error_is_one_line_and_exit_1() -> None:
+    with ReplayServer({"m": Script([], always_fail=(401, None))}) as up:
+        args = ["chat", "--base-url", up.url, "--model", "m", "--prompt", "hi"]
+        result = runner.invoke(app, [*args, *TOOLS])
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert "upstream_error" in result.stderr and "401" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_chat_usage_errors_are_one_line_and_exit_2() -> None:
+    base = ["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
+    no_prompt = runner.invoke(app, base)
+    assert no_prompt.exit_code == 2 and "--prompt" in no_prompt.stderr
+    bad_format = runner.invoke(app, [*base, "--prompt", "x", "--format", "nope", *TOOLS])
+    assert bad_format.exit_code == 2 and "no upstream client for 'nope'" in bad_format.stderr
+    bad_tools = runner.invoke(app, [*base, "--prompt", "x", "--tools", "nosuchmod:f"])
+    assert bad_tools.exit_code == 2 and bad_tools.stderr.count("\n") == 1
