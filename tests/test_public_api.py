@@ -52,6 +52,8 @@ SUBPACKAGES = (
     "engine",
     "tools",
     "audit",
+    "agent",
+    "client",
 )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from toolwire.agent import Agent
     from toolwire.audit import (
         ExecutionRecord,
         JSONLSink,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
         SQLiteSink,
         build_report,
     )
+    from toolwire.client import ModelClient
     from toolwire.coerce import CoercionResult, coerce_arguments
     from toolwire.encoders import StreamConverter, convert_stream, encode_response
     from toolwire.engine import ToolEngine, ToolResult
@@ -79,6 +81,8 @@ _HOMES = {
     "StreamConverter": "toolwire.encoders",
     # running tools
     "ToolEngine": "toolwire.engine",
+    "Agent": "toolwire.agent",
+    "ModelClient": "toolwire.client",
     "ToolResult": "toolwire.engine",
     "tool": "toolwire.tools",
     "ToolRegistry": "toolwire.tools",
@@ -93,6 +97,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "Agent",
     "ArgumentsDelta",
     "CallFinished",
     "CallStarted",
@@ -102,6 +107,7 @@ __all__ = [
     "JSONLSink",
     "MCPToolset",
     "MemorySink",
+    "ModelClient",
     "ReasoningDelta",
     "RepairResult",
     "SQLiteSink",
