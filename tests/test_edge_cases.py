@@ -230,3 +230,37 @@ def test_a_python_style_call_envelope_is_reported_repaired() -> None:
     assert call.arguments == {"a": 1}
     assert call.status == "repaired"
     assert call.repairs
+
+
+def test_one_id_at_two_indexes_is_two_calls_in_any_order_F3() -> None:
+    """A server that reuses one id for two parallel calls (at indexes 0 and 1) sent
+    them merged into one invalid call; each index is its own call, whichever way the
+    fragments interleave and whether or not they repeat the id."""
+
+    def chunk(entry: dict[str, object], finish: str | None = None) -> str:
+        choice = {"index": 0, "delta": {"tool_calls": [entry]}, "finish_reason": finish}
+        return "data: " + json.dumps({"choices": [choice]}) + "\n\n"
+
+    def head(index: int, name: str) -> dict[str, object]:
+        fn = {"name": name, "arguments": ""}
+        return {"index": index, "id": "call_1", "type": "function", "function": fn}
+
+    def part(index: int, text: str, with_id: bool) -> dict[str, object]:
+        entry: dict[str, object] = {"index": index, "function": {"arguments": text}}
+        return {**entry, "id": "call_1"} if with_id else entry
+
+    for with_id in (False, True):
+        stream = (
+            chunk(head(0, "a"))
+            + chunk(head(1, "b"))
+            + chunk(part(0, '{"x": ', with_id))
+            + chunk(part(1, '{"y": 2}', with_id))
+            + chunk(part(0, "1}", with_id))
+            + 'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}\n\n'
+            + "data: [DONE]\n\n"
+        )
+        calls = parse_stream(stream, format="openai-chat").calls
+        assert [(c.name, c.status, c.arguments) for c in calls] == [
+            ("a", "complete", {"x": 1}),
+            ("b", "complete", {"y": 2}),
+        ], with_id

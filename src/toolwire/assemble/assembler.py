@@ -414,7 +414,14 @@ class CallAssembler:
             # a source that marks where calls end may reuse an id (a model writing
             # the same ``functions.f:0`` twice): after the close it is a new call (F3)
             if slot is not None and not (delimited and slot.closed):
-                return slot
+                if index is None or slot.index is None or slot.index == index:
+                    return slot
+                # one id at two indexes: two calls (a server that reuses an id), never
+                # merged (F3, F19); each index keeps its own call
+                at_index = self._by_index.get(index)
+                if at_index is not None and at_index.id == id:
+                    return at_index
+                return self._new_slot(index, id)
             # (after the close of a delimited call with this id: the id is new again)
             slot = self._by_index.get(index) if index is not None else self._open
             if (
