@@ -6,7 +6,9 @@ Serves 5 tools over 3 pages of ``tools/list`` (to exercise pagination): ``echo``
 ``python mcp_test_server.py http PORT``. With ``stdio hang-list`` the server never
 answers ``tools/list``; with ``stdio crash-once FILE`` it also serves ``crash``, which
 kills the server when FILE does not exist yet (and creates it), so that the server
-started again answers.
+started again answers. With ``stdio grow`` it also serves ``grow``, which adds the tool
+``grown`` and announces it: ``notifications/tools/list_changed`` on a handshake-era
+connection, a ``subscriptions/listen`` event on a 2026-era one.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.server.lowlevel.server import Server
+from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
 PAGE = 2
@@ -58,6 +61,12 @@ if MODE == "crash-once":
     TOOLS.append(
         types.Tool(name="crash", description="Kill the server.", input_schema={"type": "object"})
     )
+if MODE == "grow":
+    TOOLS.append(
+        types.Tool(name="grow", description="Add a tool.", input_schema={"type": "object"})
+    )
+GROWN = types.Tool(name="grown", description="Added by grow.", input_schema={"type": "object"})
+BUS = InMemorySubscriptionBus()
 
 
 async def list_tools(
@@ -99,15 +108,31 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
                 marker.touch()
             os._exit(3)
         return types.CallToolResult(content=[types.TextContent(type="text", text="survived")])
+    if params.name == "grow":
+        if GROWN not in TOOLS:
+            TOOLS.append(GROWN)
+        await BUS.publish(ToolsListChanged())  # 2026-era clients listening
+        await ctx.session.send_tool_list_changed()  # handshake-era clients
+        return types.CallToolResult(content=[types.TextContent(type="text", text="grew")])
+    if params.name == "grown" and GROWN in TOOLS:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="grown")])
     raise MCPError(-32602, f"Unknown tool: {params.name}")
 
 
-server: Server[Any] = Server("toolwire-test", on_list_tools=list_tools, on_call_tool=call_tool)
+server: Server[Any] = Server(
+    "toolwire-test",
+    on_list_tools=list_tools,
+    on_call_tool=call_tool,
+    on_subscriptions_listen=ListenHandler(BUS) if MODE == "grow" else None,
+)
 
 
 async def run_stdio() -> None:
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        options = server.create_initialization_options(
+            NotificationOptions(tools_changed=MODE == "grow")
+        )
+        await server.run(read, write, options)
 
 
 def run_http(port: int) -> None:

@@ -19,6 +19,8 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from pydantic import TypeAdapter, ValidationError
 
 from toolwire import __version__
@@ -32,12 +34,14 @@ TASK_META_KEY = "toolwire/task"
 _content_block: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(eq=False, slots=True)
 class Connection:
-    """One client connection: its audit session and the client's name and version."""
+    """One client connection: its audit session, the client's name and version, and
+    the SDK session to send it notifications on (known from its first request)."""
 
     session_id: str
     client: dict[str, str]
+    session: ServerSession | None = None
 
 
 _connection: contextvars.ContextVar[Connection | None] = contextvars.ContextVar(
@@ -128,6 +132,9 @@ class MCPFront:
         self.engine = engine
         self._tools: list[types.Tool] = []
         self._tools_version = -1
+        self._connections: set[Connection] = set()
+        # 2026-era clients hear of changes on subscriptions/listen streams fed by this bus.
+        self._events = InMemorySubscriptionBus()
         engine.hooks.append(self._tag_record)
         self.server: Server[Connection] = Server(
             name,
@@ -135,10 +142,21 @@ class MCPFront:
             lifespan=self._lifespan,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self._events),
         )
 
     def initialization_options(self) -> Any:
-        return self.server.create_initialization_options(NotificationOptions())
+        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    async def tools_changed(self) -> None:
+        """Tell every connected client that the tool list changed."""
+        await self._events.publish(ToolsListChanged())
+        for connection in list(self._connections):
+            if connection.session is not None:  # handshake-era clients
+                try:
+                    await connection.session.send_tool_list_changed()
+                except Exception:  # a client gone meanwhile; the others still hear
+                    self._connections.discard(connection)
 
     def tools(self) -> list[types.Tool]:
         """The declared tools, rebuilt only when the registry changed."""
@@ -151,17 +169,30 @@ class MCPFront:
     @asynccontextmanager
     async def _lifespan(self, _: Server[Connection]) -> AsyncIterator[Connection]:
         # One lifespan per ``server.run``, i.e. per client connection.
-        yield Connection(session_id=f"mcp_{os.urandom(8).hex()}", client={})
+        connection = Connection(session_id=f"mcp_{os.urandom(8).hex()}", client={})
+        self._connections.add(connection)
+        try:
+            yield connection
+        finally:
+            self._connections.discard(connection)
+
+    @staticmethod
+    def _connection_of(ctx: Any) -> Connection:
+        connection: Connection = ctx.lifespan_context
+        if connection.session is None:
+            connection.session = ctx.session
+        return connection
 
     async def _list_tools(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        self._connection_of(ctx)
         return types.ListToolsResult(tools=self.tools())
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        connection: Connection = ctx.lifespan_context
+        connection = self._connection_of(ctx)
         if not connection.client:
             connection.client.update(_client_of(ctx))
         task = (params.meta or {}).get(TASK_META_KEY)

@@ -4,13 +4,17 @@ An ``MCPToolset`` owns one connection (stdio subprocess or streamable HTTP). Ent
 connects, discovers every tool (following ``next_cursor`` pages) and keeps each tool's
 input schema and annotations. Annotations are *hints* from a server that may not be
 trusted: they can make policy stricter, never looser.
+
+The tool list is read again when the server says it changed (``tools/list_changed``
+on a handshake-era session, a ``subscriptions/listen`` event on a 2026-era one) and
+after the server is started again; listeners in ``on_tools_changed`` are told.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Iterable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any, TextIO
@@ -18,9 +22,11 @@ from typing import Any, TextIO
 import anyio
 import anyio.abc
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolwire.spec import EMPTY_OBJECT_SCHEMA, ToolSpec
 from toolwire.tools.base import Executor, ProgressFn, ToolHints, ToolOutput
@@ -172,6 +178,16 @@ class _Connection:
     tools: list[MCPTool] = field(default_factory=list)
     error: BaseException | None = None
     broken: bool = False
+    # Woken when the server says its tool list changed; one pending wake is enough.
+    wake: MemoryObjectSendStream[None] = field(init=False)
+    woken: MemoryObjectReceiveStream[None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.wake, self.woken = anyio.create_memory_object_stream[None](1)
+
+    def tools_changed(self) -> None:
+        with suppress(anyio.WouldBlock):
+            self.wake.send_nowait(None)
 
     def close(self) -> None:
         self.scope.cancel()
@@ -200,6 +216,7 @@ class MCPToolset:
         self._tasks: anyio.abc.TaskGroup | None = None
         self._stack: AsyncExitStack | None = None
         self._reconnecting = anyio.Lock()
+        self.on_tools_changed: list[Callable[[MCPToolset], Awaitable[None]]] = []
 
     @property
     def startup_timeout(self) -> float:
@@ -288,16 +305,72 @@ class MCPToolset:
         with connection.scope:
             try:
                 async with AsyncExitStack() as stack:
-                    client = Client(await self._transport(stack), cache=None)
+                    client = Client(
+                        await self._transport(stack),
+                        cache=None,
+                        message_handler=self._message_handler(connection),
+                    )
                     connection.client = await stack.enter_async_context(client)
                     connection.tools = await self.discover(connection.client)
-                    connection.ready.set()
-                    await anyio.sleep_forever()
+                    async with anyio.create_task_group() as tasks:
+                        if _announces_tool_changes(client):
+                            # Listening before ready: no change can slip by unheard.
+                            await tasks.start(self._listen, connection)
+                        connection.ready.set()
+                        await self._follow_changes(connection)
             except Exception as exc:  # a child failing would cancel the toolset's owner
                 connection.error = exc
                 connection.broken = True
         connection.broken = True
         connection.ready.set()
+
+    @staticmethod
+    def _message_handler(connection: _Connection) -> Any:
+        async def handle(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                connection.tools_changed()
+
+        return handle
+
+    async def _listen(
+        self,
+        connection: _Connection,
+        *,
+        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """A 2026-era session: tool changes come as ``subscriptions/listen`` events."""
+        assert connection.client is not None
+        listening = False
+        try:
+            async with connection.client.listen(tools_list_changed=True) as events:
+                task_status.started()
+                listening = True
+                async for _ in events:
+                    connection.tools_changed()
+        except Exception as exc:  # no events then; calls still work
+            print(
+                f"MCP server {self.name!r}: cannot follow tool changes: {exc}",
+                file=self._errlog or sys.stderr,
+            )
+            if not listening:
+                task_status.started()
+
+    async def _follow_changes(self, connection: _Connection) -> None:
+        """Read the tool list again each time the server says it changed."""
+        assert connection.client is not None
+        async for _ in connection.woken:
+            tools = await self.discover(connection.client)
+            connection.tools = tools
+            if self._connection is connection:
+                await self._set_tools(tools)
+
+    async def _set_tools(self, tools: list[MCPTool]) -> None:
+        """Take a newly read tool list; tell the listeners when it differs."""
+        before = [(t.remote_name, t.spec, t.hints, t.output_schema) for t in self.tools]
+        self.tools = tools
+        if before != [(t.remote_name, t.spec, t.hints, t.output_schema) for t in tools]:
+            for listener in list(self.on_tools_changed):
+                await listener(self)
 
     @property
     def client(self) -> Client:
@@ -319,10 +392,12 @@ class MCPToolset:
                     connection.close()
                 self.restarts += 1
                 try:
-                    await self._connect()
+                    started = await self._connect()
                 except MCPServerError as exc:
                     problem = f"could not be started again: {exc.problem}"
                     raise MCPToolError(self.name, types.CONNECTION_CLOSED, problem) from None
+                # A server started again may offer other tools than before.
+                await self._set_tools(started.tools)
         assert self._connection is not None
         return self._connection
 
@@ -372,6 +447,13 @@ class MCPToolset:
             connection.broken = True
             raise MCPToolError(self.name, types.CONNECTION_CLOSED, "Connection closed") from None
         return output_from_result(result)
+
+
+def _announces_tool_changes(client: Client) -> bool:
+    """A 2026-era server that says its tool list can change (it then serves listen)."""
+    tools = client.server_capabilities.tools
+    modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+    return modern and tools is not None and bool(tools.list_changed)
 
 
 @asynccontextmanager

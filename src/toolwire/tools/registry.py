@@ -72,6 +72,15 @@ class ToolRegistry:
             out[name] = t if name == t.name else t.rename(name)
         return out
 
+    def replace_all(self, tools: Iterable[Tool | Toolset]) -> None:
+        """Start over with these tools (a server's tool list changed)."""
+        sources, self._sources = self._sources, []
+        try:
+            self.add_all(tools)
+        except BaseException:
+            self._sources = sources
+            raise
+
     def get(self, name: str) -> Tool | None:
         return self._by_name.get(name)
 
