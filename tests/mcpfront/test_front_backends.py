@@ -78,3 +78,97 @@ async def test_a_tool_a_backend_adds_is_announced_to_a_handshake_era_client(
         with anyio.fail_after(15):
             await heard.wait()
         assert "grown" in {t.name for t in (await client.list_tools()).tools}
+
+
+async def test_a_crashed_backend_stays_listed_and_is_unavailable_until_back(
+    tmp_path: Path,
+) -> None:
+    """A backend killed mid-session: its tools stay listed; calls get an isError "server
+    unavailable" at once (recorded), never "Unknown tool", never a hang; the retries with
+    backoff bring it back."""
+    down = tmp_path / "down"
+    servers = {"frail": backend("down-while", str(down)), "time": backend()}
+    servers["time"]["args"] = ["-m", "mcp_server_time"]
+    db = tmp_path / "audit.db"
+    params = front_params(tmp_path, servers, "--audit", str(db))
+    async with Client(stdio_client(params), cache=None) as client:
+        crashed = await client.call_tool("crash", {})
+        assert crashed.is_error and "server unavailable" in text_of(crashed)
+        with anyio.fail_after(10):  # the restart fails: the server will not start
+            again = await client.call_tool("echo", {"text": "x"})
+        assert again.is_error and "server unavailable" in text_of(again)
+        assert "could not be started again" in text_of(again)
+        listed = {t.name for t in (await client.list_tools()).tools}
+        assert {"echo", "crash", "get_current_time"} <= listed
+        with anyio.fail_after(2):  # while it is tried again in the background: at once
+            waiting = await client.call_tool("echo", {"text": "y"})
+        assert waiting.is_error and "being started again" in text_of(waiting)
+        assert not (await client.call_tool("get_current_time", {"timezone": "UTC"})).is_error
+        down.unlink()
+        with anyio.fail_after(20):
+            while (back := await client.call_tool("echo", {"text": "back"})).is_error:
+                await anyio.sleep(0.3)
+        assert text_of(back) == "back"
+    statuses = [(r["name_as_sent"], r["status"]) for r in records(db)]
+    assert statuses[:4] == [
+        ("crash", "tool_error"),
+        ("echo", "tool_error"),
+        ("echo", "tool_error"),
+        ("get_current_time", "ok"),
+    ]
+    assert statuses[-1] == ("echo", "ok")
+
+
+async def test_a_call_that_times_out_cancels_the_backend_call(tmp_path: Path) -> None:
+    flag = tmp_path / "cancelled"
+    db = tmp_path / "audit.db"
+    params = front_params(tmp_path, {"t": backend()}, "--audit", str(db), "--timeout", "1")
+    async with Client(stdio_client(params), cache=None) as client:
+        with anyio.fail_after(15):
+            r = await client.call_tool("slow", {"seconds": 30, "cancelled": str(flag)})
+        assert r.is_error and "timed out after 1 s" in text_of(r)
+        with anyio.fail_after(10):
+            while not flag.exists():
+                await anyio.sleep(0.1)
+        assert text_of(await client.call_tool("echo", {"text": "still"})) == "still"
+    assert [r["status"] for r in records(db)] == ["timeout", "ok"]
+
+
+async def test_a_client_cancelling_a_call_cancels_the_backend_call(tmp_path: Path) -> None:
+    """``notifications/cancelled`` from the client reaches the backend's call."""
+    flag = tmp_path / "cancelled"
+    db = tmp_path / "audit.db"
+    params = front_params(tmp_path, {"t": backend()}, "--audit", str(db))
+    async with Client(stdio_client(params), cache=None) as client:
+        with anyio.move_on_after(1.5):
+            await client.call_tool("slow", {"seconds": 30, "cancelled": str(flag)})
+        with anyio.fail_after(10):
+            while not flag.exists():
+                await anyio.sleep(0.1)
+        assert text_of(await client.call_tool("echo", {"text": "still"})) == "still"
+    assert [r["status"] for r in records(db)] == ["cancelled", "ok"]
+
+
+async def test_a_backend_that_fails_at_start_is_reported_and_the_others_served(
+    tmp_path: Path,
+) -> None:
+    down = tmp_path / "down"
+    down.touch()
+    servers = {"late": backend("down-while", str(down)), "ghost": {"command": "no-such-x"}}
+    servers["time"] = {"command": sys.executable, "args": ["-m", "mcp_server_time"]}
+    params = front_params(tmp_path, servers, "--audit", "none")
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), cache=None) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "get_current_time" in names and "echo" not in names
+            async with client.listen(tools_list_changed=True) as events:
+                down.unlink()  # now it can start: a retry brings its tools
+                with anyio.fail_after(20):
+                    async for _ in events:
+                        if "echo" in {t.name for t in (await client.list_tools()).tools}:
+                            break
+            assert text_of(await client.call_tool("echo", {"text": "late"})) == "late"
+    said = log.read_text()
+    assert "MCP server 'ghost': command 'no-such-x' not found" in said
+    assert "serving the others" in said and "MCP server 'late'" in said

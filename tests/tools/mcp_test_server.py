@@ -6,7 +6,9 @@ Serves 5 tools over 3 pages of ``tools/list`` (to exercise pagination): ``echo``
 ``python mcp_test_server.py http PORT``. With ``stdio hang-list`` the server never
 answers ``tools/list``; with ``stdio crash-once FILE`` it also serves ``crash``, which
 kills the server when FILE does not exist yet (and creates it), so that the server
-started again answers. With ``stdio grow`` it also serves ``grow``, which adds the tool
+started again answers. With ``stdio down-while FILE`` ``crash`` creates FILE and kills
+the server, which will not start again while FILE exists. ``slow`` writes the file
+its ``cancelled`` argument names when its call is cancelled. With ``stdio grow`` it also serves ``grow``, which adds the tool
 ``grown`` and announces it: ``notifications/tools/list_changed`` on a handshake-era
 connection, a ``subscriptions/listen`` event on a 2026-era one.
 """
@@ -57,7 +59,9 @@ TOOLS = [
     ),
 ]
 MODE = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "stdio" else ""
-if MODE == "crash-once":
+if MODE == "down-while" and Path(sys.argv[3]).exists():
+    sys.exit(4)
+if MODE in ("crash-once", "down-while"):
     TOOLS.append(
         types.Tool(name="crash", description="Kill the server.", input_schema={"type": "object"})
     )
@@ -89,7 +93,12 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
             structured_content={"text": text, "length": len(text)},
         )
     if params.name == "slow":
-        await anyio.sleep(float(args.get("seconds", 1)))
+        try:
+            await anyio.sleep(float(args.get("seconds", 1)))
+        except anyio.get_cancelled_exc_class():
+            if args.get("cancelled"):
+                Path(str(args["cancelled"])).write_text("cancelled")
+            raise
         return types.CallToolResult(content=[types.TextContent(type="text", text="slept")])
     if params.name == "fail":
         return types.CallToolResult(
@@ -102,6 +111,9 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     if params.name == "wipe":
         return types.CallToolResult(content=[types.TextContent(type="text", text="wiped")])
     if params.name == "crash":
+        if MODE == "down-while":
+            Path(sys.argv[3]).touch()
+            os._exit(3)
         marker = Path(sys.argv[3]) if MODE == "crash-once" else None
         if marker is None or not marker.exists():
             if marker is not None:

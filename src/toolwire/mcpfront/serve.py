@@ -13,7 +13,7 @@ from toolwire.engine.engine import ToolEngine
 from toolwire.engine.policy import Policy
 from toolwire.mcpfront.front import MCPFront
 from toolwire.tools.base import Tool
-from toolwire.tools.mcp import MCPToolset, open_toolsets
+from toolwire.tools.mcp import RETRY_FIRST, MCPToolset, open_toolsets
 from toolwire.tools.mcp_config import MCPServerConfig
 from toolwire.tools.registry import ToolRegistry
 
@@ -30,29 +30,53 @@ async def serve(
     """Serve until the client closes stdin. Backends are started here, once, and kept:
     one long-lived session each, shared by every call (never a session per call).
 
-    Raises ``MCPServerError`` when a backend cannot be started.
+    A backend that cannot be started is reported on ``errlog`` and tried again with
+    a doubling wait while the others are served; ``MCPServerError`` is raised only
+    when nothing at all could be started.
     """
-    async with open_toolsets(servers, errlog=errlog or sys.stderr) as toolsets:
+    async with open_toolsets(servers, errlog=errlog or sys.stderr, keep_trying=True) as toolsets:
+        failed = [ts.startup_error for ts in toolsets if ts.startup_error is not None]
+        if failed and len(failed) == len(toolsets) and not python_tools:
+            nothing_started = failed[0]
+        else:
+            nothing_started = None
+            for exc in failed:
+                print(
+                    f"{exc}; serving the others, trying it again in {RETRY_FIRST:g} s",
+                    file=errlog or sys.stderr,
+                    flush=True,
+                )
+            await _serve_front(toolsets, python_tools, sinks, policies, timeout)
+    if nothing_started is not None:  # raised out here, not wrapped by the task groups
+        raise nothing_started
 
-        def offered() -> list[Tool]:
-            backends = [t for ts in toolsets for t in ts.tools if ts.config.offers(t.remote_name)]
-            return [*python_tools, *backends]
 
-        registry = ToolRegistry(offered())
-        # Results go back whole: cutting them is the client's decision, not the front's.
-        engine = ToolEngine(
-            registry, sinks=sinks, policies=policies, timeout=timeout, result_token_budget=None
-        )
-        front = MCPFront(engine)
+async def _serve_front(
+    toolsets: Sequence[MCPToolset],
+    python_tools: Sequence[Tool],
+    sinks: Sequence[AuditSink],
+    policies: Sequence[Policy] | None,
+    timeout: float | None,
+) -> None:
+    def offered() -> list[Tool]:
+        backends = [t for ts in toolsets for t in ts.tools if ts.config.offers(t.remote_name)]
+        return [*python_tools, *backends]
 
-        async def backend_tools_changed(_: MCPToolset) -> None:
-            registry.replace_all(offered())
-            await front.tools_changed()
+    registry = ToolRegistry(offered())
+    # Results go back whole: cutting them is the client's decision, not the front's.
+    engine = ToolEngine(
+        registry, sinks=sinks, policies=policies, timeout=timeout, result_token_budget=None
+    )
+    front = MCPFront(engine)
 
-        for ts in toolsets:
-            ts.on_tools_changed.append(backend_tools_changed)
-        try:
-            async with stdio_server() as (read, write):
-                await front.server.run(read, write, front.initialization_options())
-        finally:
-            engine.close()
+    async def backend_tools_changed(_: MCPToolset) -> None:
+        registry.replace_all(offered())
+        await front.tools_changed()
+
+    for ts in toolsets:
+        ts.on_tools_changed.append(backend_tools_changed)
+    try:
+        async with stdio_server() as (read, write):
+            await front.server.run(read, write, front.initialization_options())
+    finally:
+        engine.close()

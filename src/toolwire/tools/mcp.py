@@ -34,6 +34,8 @@ from toolwire.tools.mcp_config import MCPServerConfig
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang discovery
 STARTUP_TIMEOUT = 60.0  # seconds for start-up and discovery when no timeout is configured
+RETRY_FIRST = 1.0  # seconds before trying again to start a server that would not start
+RETRY_MAX = 30.0  # the wait doubles after each failed try, up to this
 
 
 class MCPServerError(Exception):
@@ -203,14 +205,24 @@ class MCPToolset:
     ``STARTUP_TIMEOUT`` seconds), or entering raises :class:`MCPServerError`: a server
     that never answers ``tools/list`` cannot hang its caller. When a call finds the
     connection closed (the server crashed), that call fails and the next one starts
-    the server again.
+    the server again. When that fails, the server is tried again in the background
+    with a doubling wait; calls meanwhile fail at once ("server unavailable").
+
+    With ``keep_trying``, a server that cannot be started does not raise either: the
+    toolset starts without tools (``startup_error`` says why) and keeps trying.
     """
 
-    def __init__(self, config: MCPServerConfig, *, errlog: TextIO | None = None) -> None:
+    def __init__(
+        self, config: MCPServerConfig, *, errlog: TextIO | None = None, keep_trying: bool = False
+    ) -> None:
         self.config = config
         self.name = config.name
         self.tools: list[MCPTool] = []
         self.restarts = 0
+        self.keep_trying = keep_trying
+        self.startup_error: MCPServerError | None = None
+        self._down_reason = ""
+        self._retrying = False
         self._errlog = errlog
         self._connection: _Connection | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
@@ -256,14 +268,26 @@ class MCPToolset:
         self._tasks = await stack.enter_async_context(anyio.create_task_group())
         try:
             connection = await self._connect()
+        except MCPServerError as exc:
+            if not self.keep_trying:
+                self._tasks = None
+                await stack.aclose()
+                raise
+            self.startup_error = exc
+            self._down_reason = f"could not be started: {exc.problem}"
+            self._start_retrying()
         except BaseException:
             # Raised here, not through the task group, which would wrap it in a group.
             self._tasks = None
             await stack.aclose()
             raise
-        self.tools = connection.tools
+        else:
+            self.tools = connection.tools
         self._stack = stack
         return self
+
+    def _log(self, line: str) -> None:
+        print(line, file=self._errlog or sys.stderr, flush=True)
 
     async def __aexit__(
         self,
@@ -274,6 +298,8 @@ class MCPToolset:
         stack, self._stack = self._stack, None
         if self._connection is not None:
             self._connection.close()
+        if self._tasks is not None:  # a background retry too
+            self._tasks.cancel_scope.cancel()
         self._connection = self._tasks = None
         if stack is not None:
             await stack.__aexit__(exc_type, exc, tb)
@@ -348,10 +374,7 @@ class MCPToolset:
                 async for _ in events:
                     connection.tools_changed()
         except Exception as exc:  # no events then; calls still work
-            print(
-                f"MCP server {self.name!r}: cannot follow tool changes: {exc}",
-                file=self._errlog or sys.stderr,
-            )
+            self._log(f"MCP server {self.name!r}: cannot follow tool changes: {exc}")
             if not listening:
                 task_status.started()
 
@@ -386,6 +409,9 @@ class MCPToolset:
             return connection
         if self._tasks is None:
             raise RuntimeError(f"MCP toolset {self.name!r} is not connected")
+        if self._retrying or self._reconnecting.locked():
+            # Never wait on a server that is down: the caller hears so at once.
+            raise self._unavailable(f"{self._down_reason}; it is being started again")
         async with self._reconnecting:
             if self._connection is connection:  # nobody restarted it meanwhile
                 if connection is not None:
@@ -394,12 +420,44 @@ class MCPToolset:
                 try:
                     started = await self._connect()
                 except MCPServerError as exc:
-                    problem = f"could not be started again: {exc.problem}"
-                    raise MCPToolError(self.name, types.CONNECTION_CLOSED, problem) from None
+                    self._down_reason = f"could not be started again: {exc.problem}"
+                    self._start_retrying()
+                    raise self._unavailable(
+                        f"{self._down_reason}; trying again in {RETRY_FIRST:g} s"
+                    ) from None
                 # A server started again may offer other tools than before.
                 await self._set_tools(started.tools)
         assert self._connection is not None
         return self._connection
+
+    def _unavailable(self, why: str) -> MCPToolError:
+        return MCPToolError(self.name, types.CONNECTION_CLOSED, f"server unavailable: {why}")
+
+    def _start_retrying(self) -> None:
+        if not self._retrying and self._tasks is not None:
+            self._retrying = True
+            self._tasks.start_soon(self._retry)
+
+    async def _retry(self) -> None:
+        """Try to start the server again, waiting longer after each failure."""
+        wait = RETRY_FIRST
+        try:
+            while True:
+                await anyio.sleep(wait)
+                self.restarts += 1
+                try:
+                    started = await self._connect()
+                except MCPServerError as exc:
+                    wait = min(wait * 2, RETRY_MAX)
+                    self._down_reason = f"could not be started again: {exc.problem}"
+                    self._log(f"{exc}; trying again in {wait:g} s")
+                    continue
+                self._log(f"MCP server {self.name!r}: started again")
+                self.startup_error = None
+                await self._set_tools(started.tools)
+                return
+        finally:
+            self._retrying = False
 
     async def discover(self, client: Client | None = None) -> list[MCPTool]:
         """List every tool, page by page."""
@@ -440,13 +498,18 @@ class MCPToolset:
         try:
             result = await connection.client.call_tool(name, arguments, progress_callback=progress)
         except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED:
-                connection.broken = True  # the next call starts the server again
-            raise MCPToolError(self.name, exc.code, exc.message) from None
+            if exc.code != types.CONNECTION_CLOSED:
+                raise MCPToolError(self.name, exc.code, exc.message) from None
+            connection.broken = True  # the next call starts the server again
+            self._down_reason = exc.message
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             connection.broken = True
-            raise MCPToolError(self.name, types.CONNECTION_CLOSED, "Connection closed") from None
-        return output_from_result(result)
+            self._down_reason = "Connection closed"
+        else:
+            return output_from_result(result)
+        raise self._unavailable(
+            f"{self._down_reason} during the call; it is started again on the next call"
+        )
 
 
 def _announces_tool_changes(client: Client) -> bool:
@@ -458,11 +521,16 @@ def _announces_tool_changes(client: Client) -> bool:
 
 @asynccontextmanager
 async def open_toolsets(
-    configs: Iterable[MCPServerConfig], *, errlog: TextIO | None = None
+    configs: Iterable[MCPServerConfig],
+    *,
+    errlog: TextIO | None = None,
+    keep_trying: bool = False,
 ) -> AsyncIterator[list[MCPToolset]]:
-    """Connect to several servers; all are closed when the block ends."""
+    """Connect to several servers; all are closed when the block ends. With
+    ``keep_trying`` one that cannot be started is kept and tried again (see MCPToolset)."""
     async with AsyncExitStack() as stack:
         toolsets = [
-            await stack.enter_async_context(MCPToolset(cfg, errlog=errlog)) for cfg in configs
+            await stack.enter_async_context(MCPToolset(cfg, errlog=errlog, keep_trying=keep_trying))
+            for cfg in configs
         ]
         yield toolsets
