@@ -172,3 +172,23 @@ async def test_a_backend_that_fails_at_start_is_reported_and_the_others_served(
     said = log.read_text()
     assert "MCP server 'ghost': command 'no-such-x' not found" in said
     assert "serving the others" in said and "MCP server 'late'" in said
+
+
+async def test_an_ambiguous_name_names_both_candidates_and_the_log_says_so(
+    tmp_path: Path,
+) -> None:
+    params = front_params(tmp_path, {"a": backend(), "b": backend()}, "--audit", "none")
+    log = tmp_path / "stderr.txt"
+    with log.open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), cache=None) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert {"a__echo", "b__echo"} <= names and "echo" not in names
+            r = await client.call_tool("echo", {"text": "x"})
+            assert r.is_error
+            assert "ambiguous" in text_of(r)
+            assert "'a__echo'" in text_of(r) and "'b__echo'" in text_of(r)
+            ok = await client.call_tool("b__echo", {"text": "x"})
+            assert text_of(ok) == "x"
+    assert "tool name 'echo' is declared more than once; offered as a__echo, b__echo" in (
+        log.read_text()
+    )

@@ -8,9 +8,10 @@ answers ``tools/list``; with ``stdio crash-once FILE`` it also serves ``crash``,
 kills the server when FILE does not exist yet (and creates it), so that the server
 started again answers. With ``stdio down-while FILE`` ``crash`` creates FILE and kills
 the server, which will not start again while FILE exists. ``slow`` writes the file
-its ``cancelled`` argument names when its call is cancelled. With ``stdio grow`` it also serves ``grow``, which adds the tool
-``grown`` and announces it: ``notifications/tools/list_changed`` on a handshake-era
-connection, a ``subscriptions/listen`` event on a 2026-era one.
+its ``cancelled`` argument names when its call is cancelled. With ``stdio grow`` it
+also serves ``grow``, which adds the tool ``grown`` and announces it:
+``notifications/tools/list_changed`` on a handshake-era connection, a
+``subscriptions/listen`` event on a 2026-era one.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from toolwire.events import ToolCall, Usage
 from toolwire.finish import NOT_GIVEN, CallFinisher
 from toolwire.frozen import Draft, fast_constructor
 from toolwire.jsontext import NotJSONError, dumps, text_of
-from toolwire.names import resolve_tool_name, unknown_tool_message
+from toolwire.names import ambiguous_tool_message, resolve_tool_name, unknown_tool_message
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates, replace_surrogates_in
 from toolwire.tokens import estimate_tokens, tokenizer_name
 from toolwire.tools.base import ArgumentsRejected, Tool, ToolOutput
@@ -540,6 +540,11 @@ class ToolEngine:
         if tool is None:
             names = registry.names
             match = resolve_tool_name(state.name_as_sent, names)
+            candidates = registry.ambiguous(state.name_as_sent) if match.name is None else ()
+            if candidates:
+                message = ambiguous_tool_message(state.name_as_sent, candidates)
+                state.end("invalid_args", message, "ambiguous_tool")
+                return
             if match.name is None:
                 message = unknown_tool_message(state.name_as_sent, match, names)
                 text = message[0].upper() + message[1:]

@@ -46,7 +46,7 @@ async def serve(
                     file=errlog or sys.stderr,
                     flush=True,
                 )
-            await _serve_front(toolsets, python_tools, sinks, policies, timeout)
+            await _serve_front(toolsets, python_tools, sinks, policies, timeout, errlog)
     if nothing_started is not None:  # raised out here, not wrapped by the task groups
         raise nothing_started
 
@@ -57,12 +57,27 @@ async def _serve_front(
     sinks: Sequence[AuditSink],
     policies: Sequence[Policy] | None,
     timeout: float | None,
+    errlog: TextIO | None,
 ) -> None:
     def offered() -> list[Tool]:
         backends = [t for ts in toolsets for t in ts.tools if ts.config.offers(t.remote_name)]
         return [*python_tools, *backends]
 
     registry = ToolRegistry(offered())
+    reported: set[tuple[str, tuple[str, ...]]] = set()
+
+    def report_collisions() -> None:
+        for declared, names in registry.collisions.items():
+            if (declared, names) not in reported:
+                reported.add((declared, names))
+                print(
+                    f"toolwire: tool name {declared!r} is declared more than once; "
+                    f"offered as {', '.join(names)}",
+                    file=errlog or sys.stderr,
+                    flush=True,
+                )
+
+    report_collisions()
     # Results go back whole: cutting them is the client's decision, not the front's.
     engine = ToolEngine(
         registry, sinks=sinks, policies=policies, timeout=timeout, result_token_budget=None
@@ -71,6 +86,7 @@ async def _serve_front(
 
     async def backend_tools_changed(_: MCPToolset) -> None:
         registry.replace_all(offered())
+        report_collisions()
         await front.tools_changed()
 
     for ts in toolsets:
