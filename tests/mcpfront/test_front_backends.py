@@ -192,3 +192,61 @@ async def test_an_ambiguous_name_names_both_candidates_and_the_log_says_so(
     assert "tool name 'echo' is declared more than once; offered as a__echo, b__echo" in (
         log.read_text()
     )
+
+
+def _answering(action: str, approve: bool | None = None) -> Any:
+    asked: list[str] = []
+
+    async def on_elicit(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        content = None if approve is None else {"approve": approve}
+        return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
+
+    on_elicit.asked = asked  # type: ignore[attr-defined]
+    return on_elicit
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize(
+    ("action", "approve", "status", "decision"),
+    [
+        ("accept", True, "ok", "approved"),
+        ("decline", None, "denied", "rejected"),
+        ("cancel", None, "pending_approval", "approval_required"),
+    ],
+)
+async def test_a_held_call_is_put_to_the_client_by_elicitation(
+    tmp_path: Path, mode: str, action: str, approve: bool | None, status: str, decision: str
+) -> None:
+    """2026-era (input_required rounds) and handshake-era (elicitation/create) clients are
+    asked; the call has one record, the executed one when approved."""
+    db = tmp_path / "audit.db"
+    params = front_params(tmp_path, {"t": backend()}, "--audit", str(db))
+    on_elicit = _answering(action, approve)
+    client = Client(stdio_client(params), mode=mode, elicitation_callback=on_elicit, cache=None)
+    async with client:
+        with anyio.fail_after(20):
+            r = await client.call_tool("wipe", {})
+    assert len(on_elicit.asked) == 1 and "Allow the call to wipe" in on_elicit.asked[0]
+    assert r.is_error == (status != "ok")
+    if status == "ok":
+        assert text_of(r) == "wiped"
+    elif status == "denied":
+        assert "was not approved" in text_of(r)
+    else:
+        assert "Approval required" in text_of(r) and "did not approve" in text_of(r)
+    [record] = records(db)
+    assert (record["status"], record["policy_decision"]) == (status, decision)
+    assert record["approval_id"]
+
+
+async def test_a_client_that_cannot_be_asked_is_told_how_to_allow_the_tool(
+    tmp_path: Path,
+) -> None:
+    params = front_params(tmp_path, {"t": backend()}, "--audit", "none")
+    async with Client(stdio_client(params), cache=None) as client:
+        r = await client.call_tool("wipe", {})
+    assert r.is_error
+    said = text_of(r)
+    assert "does not support MCP elicitation" in said and '"allow" list' in said
+    assert "--policy FILE" in said and "approval id" not in said

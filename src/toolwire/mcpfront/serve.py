@@ -92,7 +92,7 @@ async def _serve_front(
     for ts in toolsets:
         ts.on_tools_changed.append(backend_tools_changed)
     try:
-        async with stdio_server() as (read, write):
+        async with front.running(), stdio_server() as (read, write):
             await front.server.run(read, write, front.initialization_options())
     finally:
         engine.close()
