@@ -37,6 +37,8 @@ from toolwire.tools.base import Tool
 TASK_META_KEY = "toolwire/task"
 """A call's ``_meta`` key naming the task to file it under (default: the connection)."""
 
+MAX_HTTP_SESSIONS = 1024  # HTTP connections remembered for their audit session
+
 _content_block: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
 
 
@@ -161,6 +163,7 @@ class MCPFront:
         self._connections: set[Connection] = set()
         self._tasks: anyio.abc.TaskGroup | None = None
         self._waiting: dict[str, WaitingCall] = {}  # by request_state
+        self._http_sessions: dict[str, Connection] = {}  # by Mcp-Session-Id
         # 2026-era clients hear of changes on subscriptions/listen streams fed by this bus.
         self._events = InMemorySubscriptionBus()
         engine.hooks.append(self._tag_record)
@@ -204,9 +207,22 @@ class MCPFront:
         finally:
             self._connections.discard(connection)
 
-    @staticmethod
-    def _connection_of(ctx: Any) -> Connection:
+    def _connection_of(self, ctx: Any) -> Connection:
+        """The request's connection: the one ``server.run`` (stdio); over HTTP, one per
+        ``Mcp-Session-Id``, and the lifespan's shared one for sessionless requests."""
         connection: Connection = ctx.lifespan_context
+        request = ctx.request
+        session_key = request.headers.get("mcp-session-id") if request is not None else None
+        if session_key:
+            found = self._http_sessions.get(session_key)
+            if found is None:
+                if len(self._http_sessions) >= MAX_HTTP_SESSIONS:  # forget the oldest
+                    oldest = next(iter(self._http_sessions))
+                    self._connections.discard(self._http_sessions.pop(oldest))
+                found = Connection(session_id=f"mcp_{os.urandom(8).hex()}", client={})
+                self._http_sessions[session_key] = found
+                self._connections.add(found)
+            connection = found
         if connection.session is None:
             connection.session = ctx.session
         return connection

@@ -4,18 +4,40 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TextIO
 
 from mcp.server.stdio import stdio_server
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toolwire.audit.sinks import AuditSink
 from toolwire.engine.engine import ToolEngine
 from toolwire.engine.policy import Policy
+from toolwire.httpkeys import LOOPBACK_HOSTS, has_key
 from toolwire.mcpfront.front import MCPFront
 from toolwire.tools.base import Tool
 from toolwire.tools.mcp import RETRY_FIRST, MCPToolset, open_toolsets
 from toolwire.tools.mcp_config import MCPServerConfig
 from toolwire.tools.registry import ToolRegistry
+
+
+@dataclass(frozen=True, slots=True)
+class HTTPListen:
+    """Where ``--http`` listens, and the keys a client must send (none: loopback only)."""
+
+    host: str
+    port: int
+    api_keys: tuple[str, ...] = ()
+
+    def problem(self) -> str | None:
+        """Why this cannot be served, or None."""
+        if not self.api_keys and self.host not in LOOPBACK_HOSTS:
+            return (
+                f"refusing to listen on {self.host} without a key "
+                "(give --api-key, or listen on 127.0.0.1)"
+            )
+        return None
 
 
 async def serve(
@@ -26,9 +48,11 @@ async def serve(
     policies: Sequence[Policy] | None = None,
     timeout: float | None = 60.0,
     errlog: TextIO | None = None,
+    http: HTTPListen | None = None,
 ) -> None:
-    """Serve until the client closes stdin. Backends are started here, once, and kept:
-    one long-lived session each, shared by every call (never a session per call).
+    """Serve until the client closes stdin (or, with ``http``, until stopped). Backends
+    are started here, once, and kept: one long-lived session each, shared by every call
+    (never a session per call).
 
     A backend that cannot be started is reported on ``errlog`` and tried again with
     a doubling wait while the others are served; ``MCPServerError`` is raised only
@@ -46,7 +70,7 @@ async def serve(
                     file=errlog or sys.stderr,
                     flush=True,
                 )
-            await _serve_front(toolsets, python_tools, sinks, policies, timeout, errlog)
+            await _serve_front(toolsets, python_tools, sinks, policies, timeout, errlog, http)
     if nothing_started is not None:  # raised out here, not wrapped by the task groups
         raise nothing_started
 
@@ -58,6 +82,7 @@ async def _serve_front(
     policies: Sequence[Policy] | None,
     timeout: float | None,
     errlog: TextIO | None,
+    http: HTTPListen | None,
 ) -> None:
     def offered() -> list[Tool]:
         backends = [t for ts in toolsets for t in ts.tools if ts.config.offers(t.remote_name)]
@@ -92,7 +117,43 @@ async def _serve_front(
     for ts in toolsets:
         ts.on_tools_changed.append(backend_tools_changed)
     try:
-        async with front.running(), stdio_server() as (read, write):
-            await front.server.run(read, write, front.initialization_options())
+        async with front.running():
+            if http is None:
+                async with stdio_server() as (read, write):
+                    await front.server.run(read, write, front.initialization_options())
+            else:
+                await _serve_http(front, http, errlog)
     finally:
         engine.close()
+
+
+def _with_keys(app: ASGIApp, keys: Sequence[bytes]) -> ASGIApp:
+    """The app, answering 401 to an HTTP request without one of ``keys``."""
+
+    async def checked(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+            if not has_key(headers, keys):
+                await JSONResponse({"error": "invalid or missing API key"}, 401)(
+                    scope, receive, send
+                )
+                return
+        await app(scope, receive, send)
+
+    return checked
+
+
+async def _serve_http(front: MCPFront, http: HTTPListen, errlog: TextIO | None) -> None:
+    """The streamable HTTP transport at ``http://HOST:PORT/mcp``."""
+    import uvicorn  # needed only here
+
+    app: ASGIApp = front.server.streamable_http_app(host=http.host)
+    if http.api_keys:
+        app = _with_keys(app, [k.encode() for k in http.api_keys])
+    config = uvicorn.Config(app, host=http.host, port=http.port, log_level="warning")
+    print(
+        f"toolwire: MCP front on http://{http.host}:{http.port}/mcp",
+        file=errlog or sys.stderr,
+        flush=True,
+    )
+    await uvicorn.Server(config).serve()
