@@ -250,3 +250,27 @@ async def test_a_client_that_cannot_be_asked_is_told_how_to_allow_the_tool(
     said = text_of(r)
     assert "does not support MCP elicitation" in said and '"allow" list' in said
     assert "--policy FILE" in said and "approval id" not in said
+
+
+async def test_resources_and_prompts_are_passed_through_read_only(tmp_path: Path) -> None:
+    params = front_params(tmp_path, {"a": backend(), "b": backend()}, "--audit", "none")
+    async with Client(stdio_client(params), cache=None) as client:
+        caps = client.server_capabilities
+        assert caps.resources is not None and caps.prompts is not None
+        resources = (await client.list_resources()).resources
+        assert [str(r.uri) for r in resources] == ["test://greeting", "test://greeting"]
+        read = await client.read_resource("test://greeting")
+        [content] = read.contents
+        assert isinstance(content, types.TextResourceContents)
+        assert content.text == "hello from the test server"
+        templates = (await client.list_resource_templates()).resource_templates
+        assert [t.uri_template for t in templates] == ["test://echo/{text}"] * 2
+        [echoed] = (await client.read_resource("test://echo/hi")).contents
+        assert isinstance(echoed, types.TextResourceContents) and echoed.text == "hi"
+        prompts = (await client.list_prompts()).prompts
+        assert [p.name for p in prompts] == ["a__greet", "b__greet"]  # the names collide
+        assert prompts[0].arguments and prompts[0].arguments[0].name == "who"
+        got = await client.get_prompt("b__greet", {"who": "Ada"})
+        [message] = got.messages
+        assert isinstance(message.content, types.TextContent)
+        assert message.content.text == "Say hello to Ada."

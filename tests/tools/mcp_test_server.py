@@ -1,6 +1,7 @@
 """A small MCP server for tests, on the SDK's low-level server API.
 
-Serves 5 tools over 3 pages of ``tools/list`` (to exercise pagination): ``echo``,
+Serves a resource (``test://greeting``), a template (``test://echo/{text}``) and a
+prompt (``greet``), and 5 tools over 3 pages of ``tools/list`` (to exercise pagination): ``echo``,
 ``slow`` (sleeps), ``fail`` (an ``isError`` result), ``progress`` (reports progress),
 ``wipe`` (annotated destructive). Run: ``python mcp_test_server.py stdio`` or
 ``python mcp_test_server.py http PORT``. With ``stdio hang-list`` the server never
@@ -132,10 +133,62 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     raise MCPError(-32602, f"Unknown tool: {params.name}")
 
 
+GREETING = "test://greeting"
+
+
+async def list_resources(
+    ctx: Any, params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
+    resource = types.Resource(uri=GREETING, name="greeting", mime_type="text/plain")
+    return types.ListResourcesResult(resources=[resource])
+
+
+async def list_templates(
+    ctx: Any, params: types.PaginatedRequestParams | None
+) -> types.ListResourceTemplatesResult:
+    template = types.ResourceTemplate(uri_template="test://echo/{text}", name="echo")
+    return types.ListResourceTemplatesResult(resource_templates=[template])
+
+
+async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> Any:
+    uri = str(params.uri)
+    if uri == GREETING:
+        text = "hello from the test server"
+    elif uri.startswith("test://echo/"):
+        text = uri.removeprefix("test://echo/")
+    else:
+        raise MCPError(-32602, f"Unknown resource: {uri}")
+    contents = [types.TextResourceContents(uri=uri, text=text, mime_type="text/plain")]
+    return types.ReadResourceResult(contents=contents)
+
+
+async def list_prompts(
+    ctx: Any, params: types.PaginatedRequestParams | None
+) -> types.ListPromptsResult:
+    argument = types.PromptArgument(name="who", required=True)
+    prompt = types.Prompt(name="greet", description="Greet someone.", arguments=[argument])
+    return types.ListPromptsResult(prompts=[prompt])
+
+
+async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> Any:
+    if params.name != "greet":
+        raise MCPError(-32602, f"Unknown prompt: {params.name}")
+    who = (params.arguments or {}).get("who", "nobody")
+    message = types.PromptMessage(
+        role="user", content=types.TextContent(type="text", text=f"Say hello to {who}.")
+    )
+    return types.GetPromptResult(messages=[message])
+
+
 server: Server[Any] = Server(
     "toolwire-test",
     on_list_tools=list_tools,
     on_call_tool=call_tool,
+    on_list_resources=list_resources,
+    on_list_resource_templates=list_templates,
+    on_read_resource=read_resource,
+    on_list_prompts=list_prompts,
+    on_get_prompt=get_prompt,
     on_subscriptions_listen=ListenHandler(BUS) if MODE == "grow" else None,
 )
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextvars
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -32,7 +32,9 @@ from toolwire import __version__
 from toolwire.engine.engine import Approver, CallState, Phase, ToolEngine
 from toolwire.engine.results import ToolResult
 from toolwire.mcpfront.approval import WaitingCall, ask_now, asks_in_rounds, can_elicit
+from toolwire.mcpfront.passthrough import Passthrough
 from toolwire.tools.base import Tool
+from toolwire.tools.mcp import MCPToolset
 
 TASK_META_KEY = "toolwire/task"
 """A call's ``_meta`` key naming the task to file it under (default: the connection)."""
@@ -156,8 +158,15 @@ class MCPFront:
     ``server.run`` (one client connection) gets its own audit session.
     """
 
-    def __init__(self, engine: ToolEngine, *, name: str = "toolwire") -> None:
+    def __init__(
+        self,
+        engine: ToolEngine,
+        *,
+        name: str = "toolwire",
+        backends: Sequence[MCPToolset] = (),
+    ) -> None:
         self.engine = engine
+        passthrough = Passthrough(backends)
         self._tools: list[types.Tool] = []
         self._tools_version = -1
         self._connections: set[Connection] = set()
@@ -174,6 +183,12 @@ class MCPFront:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self._events),
+            # Read-only: the backends' resources and prompts as they declare them.
+            on_list_resources=passthrough.list_resources,
+            on_list_resource_templates=passthrough.list_resource_templates,
+            on_read_resource=passthrough.read_resource,
+            on_list_prompts=passthrough.list_prompts,
+            on_get_prompt=passthrough.get_prompt,
         )
 
     def initialization_options(self) -> Any:

@@ -107,7 +107,7 @@ async def _serve_front(
     engine = ToolEngine(
         registry, sinks=sinks, policies=policies, timeout=timeout, result_token_budget=None
     )
-    front = MCPFront(engine)
+    front = MCPFront(engine, backends=toolsets)
 
     async def backend_tools_changed(_: MCPToolset) -> None:
         registry.replace_all(offered())

@@ -16,8 +16,9 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field, replace
+from functools import partial
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO, TypeVar
 
 import anyio
 import anyio.abc
@@ -31,6 +32,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolwire.spec import EMPTY_OBJECT_SCHEMA, ToolSpec
 from toolwire.tools.base import Executor, ProgressFn, ToolHints, ToolOutput
 from toolwire.tools.mcp_config import MCPServerConfig
+
+_T = TypeVar("_T")
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang discovery
 STARTUP_TIMEOUT = 60.0  # seconds for start-up and discovery when no timeout is configured
@@ -486,6 +489,64 @@ class MCPToolset:
                 break
         return found
 
+    # ----------------------------------------------- resources and prompts, read-only
+
+    def offers(self, feature: Literal["resources", "prompts"]) -> bool:
+        """Whether the server said it has resources (or prompts); False while down."""
+        connection = self._connection
+        if connection is None or connection.broken or connection.client is None:
+            return False
+        return getattr(connection.client.server_capabilities, feature, None) is not None
+
+    async def _read_only(self, request: Callable[[Client], Awaitable[_T]]) -> _T:
+        """One request on the session; a closed session marks it for a restart."""
+        connection = await self._live_connection()
+        assert connection.client is not None
+        try:
+            return await request(connection.client)
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                connection.broken = True
+            raise MCPToolError(self.name, exc.code, exc.message) from None
+
+    async def resources(self) -> list[types.Resource]:
+        found: list[types.Resource] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._read_only(partial(_list_resources, cursor=cursor))
+            found.extend(page.resources)
+            if not (cursor := page.next_cursor):
+                break
+        return found
+
+    async def resource_templates(self) -> list[types.ResourceTemplate]:
+        found: list[types.ResourceTemplate] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._read_only(partial(_list_templates, cursor=cursor))
+            found.extend(page.resource_templates)
+            if not (cursor := page.next_cursor):
+                break
+        return found
+
+    async def prompts(self) -> list[types.Prompt]:
+        found: list[types.Prompt] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._read_only(partial(_list_prompts, cursor=cursor))
+            found.extend(page.prompts)
+            if not (cursor := page.next_cursor):
+                break
+        return found
+
+    async def read_resource(self, uri: str) -> types.ReadResourceResult:
+        return await self._read_only(lambda client: client.read_resource(uri))
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str] | None
+    ) -> types.GetPromptResult:
+        return await self._read_only(lambda client: client.get_prompt(name, arguments))
+
     async def call(
         self,
         name: str,
@@ -510,6 +571,18 @@ class MCPToolset:
         raise self._unavailable(
             f"{self._down_reason} during the call; it is started again on the next call"
         )
+
+
+async def _list_resources(client: Client, cursor: str | None) -> types.ListResourcesResult:
+    return await client.list_resources(cursor=cursor)
+
+
+async def _list_templates(client: Client, cursor: str | None) -> types.ListResourceTemplatesResult:
+    return await client.list_resource_templates(cursor=cursor)
+
+
+async def _list_prompts(client: Client, cursor: str | None) -> types.ListPromptsResult:
+    return await client.list_prompts(cursor=cursor)
 
 
 def _announces_tool_changes(client: Client) -> bool:
