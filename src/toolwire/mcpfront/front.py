@@ -190,6 +190,9 @@ class MCPFront:
             on_list_prompts=passthrough.list_prompts,
             on_get_prompt=passthrough.get_prompt,
         )
+        # The SDK's default OpenTelemetry middleware opens a span per message even with
+        # no exporter installed; every call here is recorded in the audit instead.
+        self.server.middleware = []
 
     def initialization_options(self) -> Any:
         return self.server.create_initialization_options(NotificationOptions(tools_changed=True))

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from mcp.server.stdio import stdio_server
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -16,6 +15,7 @@ from toolwire.engine.engine import ToolEngine
 from toolwire.engine.policy import Policy
 from toolwire.httpkeys import LOOPBACK_HOSTS, has_key
 from toolwire.mcpfront.front import MCPFront
+from toolwire.mcpfront.stdio import front_stdio
 from toolwire.tools.base import Tool
 from toolwire.tools.mcp import RETRY_FIRST, MCPToolset, open_toolsets
 from toolwire.tools.mcp_config import MCPServerConfig
@@ -119,7 +119,7 @@ async def _serve_front(
     try:
         async with front.running():
             if http is None:
-                async with stdio_server() as (read, write):
+                async with front_stdio() as (read, write):
                     await front.server.run(read, write, front.initialization_options())
             else:
                 await _serve_http(front, http, errlog)
