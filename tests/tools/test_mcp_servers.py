@@ -367,3 +367,20 @@ async def test_a_tool_the_server_adds_is_listed_and_announced(
         with anyio.fail_after(10):
             await announced.wait()
         assert "grown" in {t.name for t in ts.tools}
+
+
+async def test_a_failing_tool_change_listener_does_not_end_the_session() -> None:
+    heard = anyio.Event()
+
+    async def broken(ts: MCPToolset) -> None:
+        heard.set()
+        raise RuntimeError("listener bug")
+
+    async with stdio("growing", TEST_SERVER, "stdio", "grow") as ts:
+        ts.on_tools_changed.append(broken)
+        engine, _ = engine_for(ts)
+        assert (await engine.call("grow", {})).content == "grew"
+        with anyio.fail_after(10):
+            await heard.wait()
+        assert (await engine.call("echo", {"text": "still"})).content == "still"
+        assert ts.restarts == 0 and "grown" in {t.name for t in ts.tools}

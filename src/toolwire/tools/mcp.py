@@ -396,7 +396,10 @@ class MCPToolset:
         self.tools = tools
         if before != [(t.remote_name, t.spec, t.hints, t.output_schema) for t in tools]:
             for listener in list(self.on_tools_changed):
-                await listener(self)
+                try:
+                    await listener(self)
+                except Exception as exc:  # a listener's fault must not end the session
+                    self._log(f"MCP server {self.name!r}: tool-change listener failed: {exc!r}")
 
     @property
     def client(self) -> Client:
