@@ -1,9 +1,12 @@
 """Added latency of ``toolwire mcp serve`` per call vs calling the backend directly.
 
-Run: ``python bench/bench_mcp_front.py [--calls N]``. One official MCP client talks to
-the in-repo test server directly, another to the front (two backends configured: the
-test server and mcp-server-time, audit to SQLite); calls of the test server's ``echo``
-alternate between the two. Wall time per round trip; reports p50/p99 of each and of
+Run: ``python bench/bench_mcp_front.py [--calls N] [--fastmcp-python PY]``. One
+official MCP client talks to the in-repo test server directly, another to the front
+(two backends configured: the test server and mcp-server-time, audit to SQLite); calls
+of the test server's ``echo`` alternate between them. With ``--fastmcp-python`` (the
+Python of a separate environment with ``fastmcp<3``, which needs ``mcp<2``), a third
+client talks to FastMCP's proxy over the same two backends, prefixes off, in the same
+rotation. Wall time per round trip; reports p50/p99 of each and of
 the added time. Both sides are separate processes on a shared machine, so the
 figures include scheduling noise: compare medians from the same run.
 """
@@ -16,6 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
@@ -31,7 +35,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def main(calls: int) -> None:
+async def main(calls: int, fastmcp_python: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Path(tmp) / "mcp.json"
         servers = {
@@ -41,28 +45,45 @@ async def main(calls: int) -> None:
         cfg.write_text(json.dumps({"mcpServers": servers}))
         front_args = ["-m", "toolwire", "mcp", "serve", "--config", str(cfg)]
         front_args += ["--audit", str(Path(tmp) / "audit.db")]
-        direct_p = StdioServerParameters(command=sys.executable, args=[TEST_SERVER, "stdio"])
-        front_p = StdioServerParameters(command=sys.executable, args=front_args)
-        async with Client(stdio_client(direct_p)) as direct, Client(stdio_client(front_p)) as front:
-            for c in (direct, front):  # warm up both paths
+        paths = {
+            "direct": StdioServerParameters(command=sys.executable, args=[TEST_SERVER, "stdio"]),
+            "front": StdioServerParameters(command=sys.executable, args=front_args),
+        }
+        if fastmcp_python:
+            proxy_args = [str(ROOT / "bench" / "fastmcp_proxy.py"), str(cfg)]
+            paths["fastmcp"] = StdioServerParameters(command=fastmcp_python, args=proxy_args)
+        times: dict[str, list[float]] = {name: [] for name in paths}
+        async with AsyncExitStack() as stack:
+            clients = {
+                name: await stack.enter_async_context(Client(stdio_client(p)))
+                for name, p in paths.items()
+            }
+            for c in clients.values():  # warm up every path
                 for _ in range(20):
                     await c.call_tool("echo", {"text": "hi"})
-            times: dict[str, list[float]] = {"direct": [], "front": []}
             for _ in range(calls):
-                for name, c in (("direct", direct), ("front", front)):
+                for name, c in clients.items():
                     t0 = time.perf_counter()
                     r = await c.call_tool("echo", {"text": "hi"})
                     times[name].append((time.perf_counter() - t0) * 1000)
                     assert not r.is_error
-    added = [f - d for f, d in zip(times["front"], times["direct"], strict=True)]
-    for name, values in (*times.items(), ("added", added)):
+    rows = dict(times)
+    for name in paths:
+        if name != "direct":  # each call against the direct call of the same round
+            pairs = zip(times[name], times["direct"], strict=True)
+            rows[f"{name} added"] = [t - d for t, d in pairs]
+    for name, values in rows.items():
         print(
-            f"{name:7s} p50 {statistics.median(values):7.3f} ms   "
-            f"p99 {pct(values, 0.99):7.3f} ms   (n={len(values)})"
+            f"{name:14s} p50 {statistics.median(values):8.3f} ms   "
+            f"p99 {pct(values, 0.99):8.3f} ms   (n={len(values)})"
         )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
-    anyio.run(main, parser.parse_args().calls)
+    parser.add_argument(
+        "--fastmcp-python", metavar="PY", help="Python of an environment with fastmcp<3"
+    )
+    args = parser.parse_args()
+    anyio.run(main, args.calls, args.fastmcp_python)

@@ -99,3 +99,9 @@ def unknown_tool_message(name: str, match: NameMatch, declared: Collection[str])
     names = sorted(declared)
     shown = ", ".join(names[:10]) + (", …" if len(names) > 10 else "")
     return f"unknown tool {name!r}; available tools: {shown or '(none declared)'}"
+
+
+def ambiguous_tool_message(name: str, candidates: Collection[str]) -> str:
+    """A name several servers declare, so that no tool keeps it: which ones to call."""
+    listed = " or ".join(repr(c) for c in candidates)
+    return f"Tool {name!r} is ambiguous: more than one server offers it; call {listed}."

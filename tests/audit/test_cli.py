@@ -142,3 +142,17 @@ def test_call_with_an_audit_file_that_cannot_be_used_says_so(config: Path, tmp_p
         assert r.exit_code == 2, r.output
         (line,) = r.stderr.splitlines()
         assert f"cannot use {audit} as the audit database" in line
+
+
+def test_tools_list_reports_a_collision(tmp_path: Path) -> None:
+    """Two servers declaring ``echo``: both prefixed, and the collision said."""
+    server = {"command": sys.executable, "args": [SERVER, "stdio"]}
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"a": server, "b": server}}))
+    runner = CliRunner()
+    as_json = runner.invoke(tools_app, ["list", "--config", str(path), "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    tools = {t["name"]: t for t in json.loads(as_json.stdout)}
+    assert tools["a__echo"]["collides_as"] == "echo" and tools["b__echo"]["collides_as"] == "echo"
+    text = runner.invoke(tools_app, ["list", "--config", str(path)])
+    assert "collision: 'echo' is declared by 2 tools, listed as a__echo, b__echo" in text.stdout

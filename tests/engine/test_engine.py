@@ -16,6 +16,7 @@ from toolwire.engine import (
     CallRequest,
     CallState,
     DenyTools,
+    PendingApproval,
     Phase,
     RequireApproval,
     ToolEngine,
@@ -329,6 +330,33 @@ async def test_destructive_python_tool_waits_for_approval_by_default() -> None:
     with pytest.raises(KeyError):
         await engine.approve(r.approval_id)  # decided already
     assert [x.status for x in sink.records] == ["pending_approval", "ok"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "decision"),
+    [(True, "ok", "approved"), (False, "denied", "rejected"), (None, "pending_approval", None)],
+)
+async def test_an_approver_decides_in_the_call_leaving_one_record(
+    answer: bool | None, status: str, decision: str | None
+) -> None:
+    """Asked while the call waits: approved runs it, declined denies it, no answer leaves
+    it waiting; in every case exactly one record, the final one."""
+    engine, sink = make()
+    asked: list[str] = []
+
+    async def approver(pending: PendingApproval) -> bool | None:
+        asked.append(pending.name)
+        return answer
+
+    r = await engine.call("drop_table", {"table": "users"}, approver=approver)
+    assert asked == ["drop_table"]
+    assert r.status == status
+    assert [x.status for x in sink.records] == [status]
+    assert sink.records[0].policy_decision == (decision or "approval_required")
+    assert sink.records[0].approval_id is not None
+    assert len(engine.pending()) == (1 if answer is None else 0)
+    if answer:
+        assert r.content == "dropped users"
 
 
 async def test_approval_still_honours_deny_rules() -> None:

@@ -237,7 +237,7 @@ def test_serve_with_a_missing_backend_is_one_line(tmp_path: Path) -> None:
     cfg = tmp_path / "mcp.json"
     cfg.write_text(json.dumps({"mcpServers": {"x": {"command": "no-such-mcp-server-here"}}}))
     proc = subprocess.run(
-        [sys.executable, "-m", "toolwire", "mcp", "serve", "--config", str(cfg)],
+        [sys.executable, "-m", "toolwire", "mcp", "serve", "--config", str(cfg), "--audit", "none"],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,

@@ -100,6 +100,8 @@ def test_collisions_are_namespaced_functions_keep_names() -> None:
         ]
     )
     assert registry.names == ["search", "docs__search", "web__search", "fetch"]
+    assert registry.collisions == {"search": ("search", "docs__search", "web__search")}
+    assert registry.ambiguous("search") == ()  # the function keeps the name
     assert registry["docs__search"].spec.name == "docs__search"
     assert [s.name for s in registry.specs()] == registry.names
     with pytest.raises(ToolNameConflict):
@@ -114,3 +116,19 @@ def test_allow_and_deny_tools_choose_what_a_server_offers() -> None:
     assert parse_server("t", {"command": "x"}).offers("anything")
     with pytest.raises(MCPConfigError, match="'allowTools' must be a list"):
         parse_server("t", {"command": "x", "allowTools": "git_*"})
+
+
+def test_an_ambiguous_unprefixed_name_is_an_error_naming_both_candidates() -> None:
+    """``echo`` from two servers: a call to ``echo`` names a__echo and b__echo."""
+    import anyio
+
+    from toolwire.engine import ToolEngine
+
+    registry = ToolRegistry(
+        [FakeMCPTool(ToolSpec("echo"), "a"), FakeMCPTool(ToolSpec("echo"), "b")]
+    )
+    assert registry.collisions == {"echo": ("a__echo", "b__echo")}
+    engine = ToolEngine(registry, sinks=[])
+    r = anyio.run(engine.call, "echo", {})
+    assert r.status == "invalid_args" and r.record.error_type == "ambiguous_tool"
+    assert "'a__echo'" in r.content and "'b__echo'" in r.content

@@ -335,3 +335,52 @@ async def test_a_server_that_cannot_start_or_quits_at_once_is_named() -> None:
                 pass
     assert info.value.server == "quitter" and info.value.exited
     assert "exited before it answered" in str(info.value)
+
+
+# --------------------------------------------------------------- tool list changes
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_tool_the_server_adds_is_listed_and_announced(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both eras: a 2026 listen event and a handshake-era tools/list_changed."""
+    if mode == "legacy":
+        import mcp
+
+        real = mcp.Client
+
+        def legacy_client(*args: object, **kw: object) -> object:
+            return real(*args, mode="legacy", **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr("toolwire.tools.mcp.Client", legacy_client)
+    announced = anyio.Event()
+
+    async def listener(ts: MCPToolset) -> None:
+        announced.set()
+
+    async with stdio("growing", TEST_SERVER, "stdio", "grow") as ts:
+        ts.on_tools_changed.append(listener)
+        assert "grown" not in {t.name for t in ts.tools}
+        engine, _ = engine_for(ts)
+        assert (await engine.call("grow", {})).content == "grew"
+        with anyio.fail_after(10):
+            await announced.wait()
+        assert "grown" in {t.name for t in ts.tools}
+
+
+async def test_a_failing_tool_change_listener_does_not_end_the_session() -> None:
+    heard = anyio.Event()
+
+    async def broken(ts: MCPToolset) -> None:
+        heard.set()
+        raise RuntimeError("listener bug")
+
+    async with stdio("growing", TEST_SERVER, "stdio", "grow") as ts:
+        ts.on_tools_changed.append(broken)
+        engine, _ = engine_for(ts)
+        assert (await engine.call("grow", {})).content == "grew"
+        with anyio.fail_after(10):
+            await heard.wait()
+        assert (await engine.call("echo", {"text": "still"})).content == "still"
+        assert ts.restarts == 0 and "grown" in {t.name for t in ts.tools}

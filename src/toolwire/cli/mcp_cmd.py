@@ -55,19 +55,47 @@ def serve_cmd(
     timeout: Annotated[
         float, typer.Option(metavar="SECONDS", help="Per-call timeout (a server's own wins).")
     ] = 60.0,
+    http: Annotated[
+        str | None,
+        typer.Option(
+            "--http",
+            metavar="HOST:PORT",
+            help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio.",
+        ),
+    ] = None,
+    api_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--api-key",
+            metavar="KEY",
+            help="With --http: a key clients must send (x-api-key or Bearer); repeatable. "
+            "Without one, only a loopback address is served.",
+        ),
+    ] = None,
 ) -> None:
-    """Serve MCP over stdio: the tools of every configured server and the Python tools,
-    each call through the engine (validate, coerce, policy, audit). Destructive tools
-    wait for approval."""
+    """Serve MCP over stdio (or streamable HTTP): the tools of every configured server
+    and the Python tools, each call through the engine (validate, coerce, policy,
+    audit). Destructive tools wait for approval."""
     # Imported here: other commands should not pay for the engine and the SDK's server.
     from toolwire.audit.sinks import AuditSink
     from toolwire.audit.sqlite import SQLiteSink, default_audit_path
     from toolwire.engine.policy_file import PolicyFileError, load_policy_file
-    from toolwire.mcpfront import PythonToolsError, load_python_tools, serve
+    from toolwire.mcpfront import HTTPListen, PythonToolsError, load_python_tools, serve
     from toolwire.tools import MCPConfigError, MCPServerError, load_mcp_config
 
     if config is None and not tools:
         fail("nothing to serve: give --config FILE and/or --tools MODULE:ATTR")
+    listen = None
+    if http is not None:
+        host, sep, port = http.rpartition(":")
+        if not sep or not host or not port.isdigit():
+            fail(f"--http {http!r}: expected HOST:PORT (e.g. 127.0.0.1:8788)")
+        listen = HTTPListen(host.strip("[]"), int(port), tuple(api_key or ()))
+        problem = listen.problem()
+        if problem is not None:
+            fail(problem)
+    elif api_key:
+        fail("--api-key is for --http; stdio needs no key")
     try:
         servers = load_mcp_config(config) if config is not None else []
         python_tools = load_python_tools(tools or [])
@@ -83,7 +111,14 @@ def serve_cmd(
             fail(f"cannot use {audit_path} as the audit database: {exc}")
     try:
         anyio.run(
-            lambda: serve(servers, python_tools, sinks=sinks, policies=policies, timeout=timeout)
+            lambda: serve(
+                servers,
+                python_tools,
+                sinks=sinks,
+                policies=policies,
+                timeout=timeout,
+                http=listen,
+            )
         )
     except MCPServerError as exc:
         fail(str(exc))

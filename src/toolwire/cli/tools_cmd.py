@@ -79,6 +79,7 @@ def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt
     """List every tool of every configured server, with its hints."""
 
     async def body(registry: ToolRegistry) -> list[dict[str, Any]]:
+        collided = {n for names in registry.collisions.values() for n in names}
         return [
             {
                 "name": t.name,
@@ -86,6 +87,8 @@ def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt
                 "description": t.spec.description,
                 "hints": t.hints.to_dict(),
                 "parameters": dict(t.spec.parameters),
+                # Set when another tool declares the same name (so this one may be prefixed).
+                "collides_as": getattr(t, "remote_name", t.name) if t.name in collided else None,
             }
             for t in registry
         ]
@@ -100,6 +103,20 @@ def list_tools(config: ConfigOpt, json_out: JsonOpt = False, verbose: VerboseOpt
         first_line = (t["description"] or "").strip().splitlines()[:1]
         table.add_row(t["name"], t["origin"].removeprefix("mcp:"), hints, "".join(first_line))
     Console().print(table)
+    for line in collision_lines(tools):
+        Console().print(line, highlight=False, soft_wrap=True)
+
+
+def collision_lines(tools: list[dict[str, Any]]) -> list[str]:
+    """One line per name that more than one tool declares, with the names they got."""
+    by_declared: dict[str, list[str]] = {}
+    for t in tools:
+        if t["collides_as"] is not None:
+            by_declared.setdefault(t["collides_as"], []).append(t["name"])
+    return [
+        f"collision: {declared!r} is declared by {len(names)} tools, listed as " + ", ".join(names)
+        for declared, names in by_declared.items()
+    ]
 
 
 @app.command("call")

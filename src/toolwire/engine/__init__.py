@@ -3,6 +3,7 @@
 from toolwire.engine.engine import (
     PHASES,
     ApprovalNotFound,
+    Approver,
     CallRequest,
     CallState,
     Hook,
@@ -30,6 +31,7 @@ __all__ = [
     "PHASES",
     "AllowTools",
     "ApprovalNotFound",
+    "Approver",
     "CallLimits",
     "CallRequest",
     "CallState",

@@ -11,7 +11,7 @@ import itertools
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, NamedTuple
 
@@ -38,7 +38,7 @@ from toolwire.events import ToolCall, Usage
 from toolwire.finish import NOT_GIVEN, CallFinisher
 from toolwire.frozen import Draft, fast_constructor
 from toolwire.jsontext import NotJSONError, dumps, text_of
-from toolwire.names import resolve_tool_name, unknown_tool_message
+from toolwire.names import ambiguous_tool_message, resolve_tool_name, unknown_tool_message
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates, replace_surrogates_in
 from toolwire.tokens import estimate_tokens, tokenizer_name
 from toolwire.tools.base import ArgumentsRejected, Tool, ToolOutput
@@ -191,6 +191,9 @@ _new_result = fast_constructor(ToolResult)
 _new_policy_request = fast_constructor(PolicyRequest)
 
 Hook = Callable[[Phase, CallState], None]
+Approver = Callable[["PendingApproval"], Awaitable[bool | None]]
+"""Asked while a call waits for approval: True runs it, False rejects it (``denied``),
+None leaves it waiting (``pending_approval``). Either way the call has one record."""
 ProgressListener = Callable[[str, float, float | None, str | None], None]
 
 
@@ -264,6 +267,16 @@ def _redacted_extra(extra: dict[str, Any], redactor: Redactor) -> dict[str, Any]
     except RecursionError:  # a hook stored a container that holds itself
         return dict.fromkeys(map(str, extra), "[unrecordable]")
     return redacted
+
+
+def _reject(state: CallState, reason: str) -> None:
+    state.decision = "rejected"
+    state.end(
+        "denied",
+        f"The call to {state.name} was not approved: {reason}. "
+        "Do not retry it; choose another way or ask the user.",
+        "rejected",
+    )
 
 
 class ApprovalNotFound(KeyError):
@@ -348,12 +361,14 @@ class ToolEngine:
         task_id: str | None = None,
         session_id: str | None = None,
         turn: int | None = None,
+        approver: Approver | None = None,
     ) -> ToolResult:
-        """Shorthand for ``execute(CallRequest(name, arguments, id))``."""
+        """Shorthand for ``execute(CallRequest(name, arguments, id))``; a call that
+        needs approval asks ``approver`` first, when one is given."""
         # Straight to the state, without a CallRequest: this is the hot path.
         raw, value = _split_arguments(arguments)
         state = self._new_state(name, raw, value, False, [], id, task_id, session_id, turn)
-        return await self._run(state)
+        return await self._run(state, approver=approver)
 
     async def execute_many(
         self,
@@ -404,13 +419,7 @@ class ToolEngine:
         """
         pending, audit = self._take_pending(approval_id)
         state = self._resume(pending)
-        state.decision = "rejected"
-        state.end(
-            "denied",
-            f"The call to {pending.name} was not approved: {reason}. "
-            "Do not retry it; choose another way or ask the user.",
-            "rejected",
-        )
+        _reject(state, reason)
         return self._record(state, audit)
 
     def start_task(self, task_id: str | None = None, *, session_id: str | None = None) -> str:
@@ -489,7 +498,9 @@ class ToolEngine:
         state.repairs = repairs
         return state
 
-    async def _run(self, state: CallState, *, from_policy: bool = False) -> ToolResult:
+    async def _run(
+        self, state: CallState, *, from_policy: bool = False, approver: Approver | None = None
+    ) -> ToolResult:
         self._running[state.call_id] = state
         try:
             if not from_policy:
@@ -502,6 +513,8 @@ class ToolEngine:
                         self._hook("validate", state)
             if state.status is None:
                 self._policy(state)
+                if state.status == "pending_approval" and approver is not None:
+                    await self._ask(approver, state)
                 if self.hooks:
                     self._hook("policy", state)
             if state.status is None:
@@ -540,6 +553,11 @@ class ToolEngine:
         if tool is None:
             names = registry.names
             match = resolve_tool_name(state.name_as_sent, names)
+            candidates = registry.ambiguous(state.name_as_sent) if match.name is None else ()
+            if candidates:
+                message = ambiguous_tool_message(state.name_as_sent, candidates)
+                state.end("invalid_args", message, "ambiguous_tool")
+                return
             if match.name is None:
                 message = unknown_tool_message(state.name_as_sent, match, names)
                 text = message[0].upper() + message[1:]
@@ -685,6 +703,26 @@ class ToolEngine:
         state.decision = "approved" if state.approved else "allow"
         for policy in self._admitters:
             policy.admitted(request)
+
+    async def _ask(self, approver: Approver, state: CallState) -> None:
+        """Put a waiting call to ``approver``; the call goes on as it answers."""
+        pending = state.pending
+        assert pending is not None
+        try:
+            answer = await approver(pending)
+        except Exception:  # no answer: the call keeps waiting, as without an approver
+            log.exception("approver failed for call %s", state.call_id)
+            answer = None
+        if answer is None:
+            return
+        state.pending = None  # decided: not listed as waiting
+        state.status = state.error_type = state.error_message = None
+        state.content = ""
+        if answer:
+            state.approved = True
+            self._policy(state)  # deny rules and admission (rate limits) still apply
+            return
+        _reject(state, "the user declined it")
 
     def _limits(self, tool: Tool) -> list[anyio.Semaphore]:
         # Built once per tool object: the same semaphores serve every call of it.

@@ -11,7 +11,6 @@ its own API's format; nothing escapes as a traceback.
 
 from __future__ import annotations
 
-import hmac
 import logging
 import time
 import uuid
@@ -34,6 +33,7 @@ from toolwire.gateway.estimate import estimate_input_tokens
 from toolwire.gateway.limits import Limiter, LocalLimiter, key_id
 from toolwire.gateway.metrics import GatewayMetrics
 from toolwire.gateway.relay import Relay
+from toolwire.httpkeys import key_index
 
 log = logging.getLogger("toolwire.gateway")
 
@@ -113,17 +113,8 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         """The id of the key the request carries; None: not a gateway key."""
         if not keys:
             return anonymous
-        given = request.headers.get("x-api-key", "")
-        auth = request.headers.get("authorization", "")
-        if not given and auth[:7].lower() == "bearer ":
-            given = auth[7:].strip()
-        candidate = given.encode()
-        # compare with every key, constant time each: no early exit on a match
-        found = None
-        for key, ident in keys:
-            if hmac.compare_digest(candidate, key):
-                found = ident
-        return found
+        found = key_index(request.headers, [key for key, _ in keys])
+        return None if found is None else keys[found][1]
 
     def authorized(request: Request) -> bool:
         return caller(request) is not None

@@ -20,9 +20,9 @@ from typing import Any
 from toolwire.audit.sinks import AuditSink
 from toolwire.client import ClientTimeouts, RetryPolicy
 from toolwire.gateway.limits import KeyLimits
+from toolwire.httpkeys import LOOPBACK_HOSTS
 from toolwire.textformats import FAMILIES
 
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 DEFAULT_UPSTREAM_KEY_ENV = "TOOLWIRE_UPSTREAM_API_KEY"
 UPSTREAM_FORMATS = ("openai-chat", "anthropic", "openai-responses", "gemini", "ollama")
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024

@@ -5,10 +5,11 @@ An edge: it uses the engine, the tools and the audit, and nothing below imports 
 
 from toolwire.mcpfront.front import TASK_META_KEY, MCPFront, call_result, declared_tool
 from toolwire.mcpfront.pytools import PythonToolsError, load_python_tools
-from toolwire.mcpfront.serve import serve
+from toolwire.mcpfront.serve import HTTPListen, serve
 
 __all__ = [
     "TASK_META_KEY",
+    "HTTPListen",
     "MCPFront",
     "PythonToolsError",
     "call_result",

@@ -5,39 +5,61 @@ declared and answers every ``tools/call`` with ``ToolEngine.call``: resolve → 
 (coercion, F25 unwrapping) → policy → execute → record. Whatever the engine decides
 (unknown tool, invalid arguments, held for approval, denied, timed out, failed) comes
 back as a ``CallToolResult`` with ``isError`` and the engine's message, never as a
-protocol error, and every call leaves exactly one audit record.
+protocol error, and every call leaves exactly one audit record. A call held for
+approval is put to the client by elicitation when it can show a form (see
+``approval``); otherwise the result says how to allow the tool.
 """
 
 from __future__ import annotations
 
 import contextvars
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+import anyio
+import anyio.abc
 import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from pydantic import TypeAdapter, ValidationError
 
 from toolwire import __version__
-from toolwire.engine.engine import CallState, Phase, ToolEngine
+from toolwire.engine.engine import Approver, CallState, Phase, ToolEngine
 from toolwire.engine.results import ToolResult
+from toolwire.mcpfront.approval import WaitingCall, ask_now, asks_in_rounds, can_elicit
+from toolwire.mcpfront.passthrough import Passthrough
 from toolwire.tools.base import Tool
+from toolwire.tools.mcp import MCPToolset
 
 TASK_META_KEY = "toolwire/task"
 """A call's ``_meta`` key naming the task to file it under (default: the connection)."""
+
+MAX_HTTP_SESSIONS = 1024  # HTTP connections remembered for their audit session
 
 _content_block: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
 
 
 @dataclass(frozen=True, slots=True)
+class _Call:
+    name: str
+    arguments: dict[str, Any] | None
+    task_id: str
+    session_id: str
+
+
+@dataclass(eq=False, slots=True)
 class Connection:
-    """One client connection: its audit session and the client's name and version."""
+    """One client connection: its audit session, the client's name and version, and
+    the SDK session to send it notifications on (known from its first request)."""
 
     session_id: str
     client: dict[str, str]
+    session: ServerSession | None = None
 
 
 _connection: contextvars.ContextVar[Connection | None] = contextvars.ContextVar(
@@ -100,13 +122,25 @@ def call_result(result: ToolResult) -> types.CallToolResult:
     )
 
 
-def _approval_message(result: ToolResult) -> str:
-    return (
-        f"Approval required: {result.content} "
-        "The call was not run. A person can allow this tool by adding its name to the "
-        '"allow" list of the policy file given to `toolwire mcp serve --policy FILE` '
-        "and restarting the server."
+def _approval_message(result: ToolResult, *, asked: bool) -> str:
+    reasons = "; ".join(result.record.extra.get("approval_reasons", [])) or "policy"
+    said = (
+        "The person at the client was asked and did not approve it (the question was "
+        "dismissed or not answered)."
+        if asked
+        else "This client could not be asked: it does not support MCP elicitation."
     )
+    return (
+        f"Approval required: the call to {result.name} was not run ({reasons}). {said} "
+        "A held call cannot be approved later. To allow this tool, add its name to the "
+        '"allow" list of the policy file given to `toolwire mcp serve --policy FILE` and '
+        "restart the server; a client that supports elicitation is asked at each call."
+    )
+
+
+def _unknown_round() -> types.CallToolResult:
+    text = "This approval request is unknown or has expired; call the tool again."
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
 def _client_of(ctx: Any) -> dict[str, str]:
@@ -124,10 +158,23 @@ class MCPFront:
     ``server.run`` (one client connection) gets its own audit session.
     """
 
-    def __init__(self, engine: ToolEngine, *, name: str = "toolwire") -> None:
+    def __init__(
+        self,
+        engine: ToolEngine,
+        *,
+        name: str = "toolwire",
+        backends: Sequence[MCPToolset] = (),
+    ) -> None:
         self.engine = engine
+        passthrough = Passthrough(backends)
         self._tools: list[types.Tool] = []
         self._tools_version = -1
+        self._connections: set[Connection] = set()
+        self._tasks: anyio.abc.TaskGroup | None = None
+        self._waiting: dict[str, WaitingCall] = {}  # by request_state
+        self._http_sessions: dict[str, Connection] = {}  # by Mcp-Session-Id
+        # 2026-era clients hear of changes on subscriptions/listen streams fed by this bus.
+        self._events = InMemorySubscriptionBus()
         engine.hooks.append(self._tag_record)
         self.server: Server[Connection] = Server(
             name,
@@ -135,10 +182,30 @@ class MCPFront:
             lifespan=self._lifespan,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self._events),
+            # Read-only: the backends' resources and prompts as they declare them.
+            on_list_resources=passthrough.list_resources,
+            on_list_resource_templates=passthrough.list_resource_templates,
+            on_read_resource=passthrough.read_resource,
+            on_list_prompts=passthrough.list_prompts,
+            on_get_prompt=passthrough.get_prompt,
         )
+        # The SDK's default OpenTelemetry middleware opens a span per message even with
+        # no exporter installed; every call here is recorded in the audit instead.
+        self.server.middleware = []
 
     def initialization_options(self) -> Any:
-        return self.server.create_initialization_options(NotificationOptions())
+        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    async def tools_changed(self) -> None:
+        """Tell every connected client that the tool list changed."""
+        await self._events.publish(ToolsListChanged())
+        for connection in list(self._connections):
+            if connection.session is not None:  # handshake-era clients
+                try:
+                    await connection.session.send_tool_list_changed()
+                except Exception:  # a client gone meanwhile; the others still hear
+                    self._connections.discard(connection)
 
     def tools(self) -> list[types.Tool]:
         """The declared tools, rebuilt only when the registry changed."""
@@ -151,34 +218,132 @@ class MCPFront:
     @asynccontextmanager
     async def _lifespan(self, _: Server[Connection]) -> AsyncIterator[Connection]:
         # One lifespan per ``server.run``, i.e. per client connection.
-        yield Connection(session_id=f"mcp_{os.urandom(8).hex()}", client={})
+        connection = Connection(session_id=f"mcp_{os.urandom(8).hex()}", client={})
+        self._connections.add(connection)
+        try:
+            yield connection
+        finally:
+            self._connections.discard(connection)
+
+    def _connection_of(self, ctx: Any) -> Connection:
+        """The request's connection: the one ``server.run`` (stdio); over HTTP, one per
+        ``Mcp-Session-Id``, and the lifespan's shared one for sessionless requests."""
+        connection: Connection = ctx.lifespan_context
+        request = ctx.request
+        session_key = request.headers.get("mcp-session-id") if request is not None else None
+        if session_key:
+            found = self._http_sessions.get(session_key)
+            if found is None:
+                if len(self._http_sessions) >= MAX_HTTP_SESSIONS:  # forget the oldest
+                    oldest = next(iter(self._http_sessions))
+                    self._connections.discard(self._http_sessions.pop(oldest))
+                found = Connection(session_id=f"mcp_{os.urandom(8).hex()}", client={})
+                self._http_sessions[session_key] = found
+                self._connections.add(found)
+            connection = found
+        if connection.session is None:
+            connection.session = ctx.session
+        return connection
 
     async def _list_tools(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        self._connection_of(ctx)
         return types.ListToolsResult(tools=self.tools())
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[MCPFront]:
+        """Serve within this block: calls waiting across rounds for an approval run in
+        its task group, and are cancelled (and recorded) when it ends."""
+        async with anyio.create_task_group() as tasks:
+            self._tasks = tasks
+            try:
+                yield self
+            finally:
+                self._tasks = None
+                tasks.cancel_scope.cancel()
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        connection: Connection = ctx.lifespan_context
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        connection = self._connection_of(ctx)
         if not connection.client:
             connection.client.update(_client_of(ctx))
+        if params.request_state is not None:
+            return await self._answer_round(connection, params)
         task = (params.meta or {}).get(TASK_META_KEY)
+        call = _Call(
+            params.name,
+            params.arguments,
+            task_id=str(task) if task else connection.session_id,
+            session_id=connection.session_id,
+        )
+        approver: Approver | None = None
+        if can_elicit(ctx.session):
+            if asks_in_rounds(ctx.session):
+                if self._tasks is not None:
+                    return await self._call_in_rounds(connection, call, self._tasks)
+            else:
+                approver = partial(ask_now, ctx.session, ctx.request_id)
+        result = await self._run(connection, call, approver)
+        return self._result(result, asked=approver is not None)
+
+    async def _run(
+        self, connection: Connection, call: _Call, approver: Approver | None
+    ) -> ToolResult:
         token = _connection.set(connection)
         try:
-            result = await self.engine.call(
-                params.name,
-                params.arguments,
-                task_id=str(task) if task else connection.session_id,
-                session_id=connection.session_id,
+            return await self.engine.call(
+                call.name,
+                call.arguments,
+                task_id=call.task_id,
+                session_id=call.session_id,
+                approver=approver,
             )
         finally:
             _connection.reset(token)
+
+    def _result(self, result: ToolResult | None, *, asked: bool) -> types.CallToolResult:
+        if result is None:  # the background call was cancelled as the server stopped
+            return _unknown_round()
         out = call_result(result)
         if result.status == "pending_approval":
-            out.content = [types.TextContent(type="text", text=_approval_message(result))]
+            text = _approval_message(result, asked=asked)
+            out.content = [types.TextContent(type="text", text=text)]
         return out
+
+    async def _call_in_rounds(
+        self, connection: Connection, call: _Call, tasks: anyio.abc.TaskGroup
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Run the call in the background; if it is held, answer this round with the
+        question and let the client's next round bring the answer."""
+        waiting = WaitingCall(owner=connection)
+
+        async def run() -> None:
+            result = None
+            try:
+                result = await self._run(connection, call, waiting.approver)
+            finally:
+                self._waiting.pop(waiting.key, None)
+                waiting.finish(result)
+
+        tasks.start_soon(run)
+        await waiting.moved.wait()
+        if waiting.done.is_set():
+            return self._result(waiting.result, asked=False)
+        self._waiting[waiting.key] = waiting
+        return waiting.input_required()
+
+    async def _answer_round(
+        self, connection: Connection, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        waiting = self._waiting.get(params.request_state or "")
+        if waiting is None or waiting.owner is not connection:
+            return _unknown_round()
+        del self._waiting[waiting.key]
+        waiting.give(params.input_responses)
+        await waiting.done.wait()
+        return self._result(waiting.result, asked=True)
 
     @staticmethod
     def _tag_record(phase: Phase, state: CallState) -> None:

@@ -4,30 +4,41 @@ An ``MCPToolset`` owns one connection (stdio subprocess or streamable HTTP). Ent
 connects, discovers every tool (following ``next_cursor`` pages) and keeps each tool's
 input schema and annotations. Annotations are *hints* from a server that may not be
 trusted: they can make policy stricter, never looser.
+
+The tool list is read again when the server says it changed (``tools/list_changed``
+on a handshake-era session, a ``subscriptions/listen`` event on a 2026-era one) and
+after the server is started again; listeners in ``on_tools_changed`` are told.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Iterable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field, replace
+from functools import partial
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO, TypeVar
 
 import anyio
 import anyio.abc
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolwire.spec import EMPTY_OBJECT_SCHEMA, ToolSpec
 from toolwire.tools.base import Executor, ProgressFn, ToolHints, ToolOutput
 from toolwire.tools.mcp_config import MCPServerConfig
 
+_T = TypeVar("_T")
+
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang discovery
 STARTUP_TIMEOUT = 60.0  # seconds for start-up and discovery when no timeout is configured
+RETRY_FIRST = 1.0  # seconds before trying again to start a server that would not start
+RETRY_MAX = 30.0  # the wait doubles after each failed try, up to this
 
 
 class MCPServerError(Exception):
@@ -172,6 +183,16 @@ class _Connection:
     tools: list[MCPTool] = field(default_factory=list)
     error: BaseException | None = None
     broken: bool = False
+    # Woken when the server says its tool list changed; one pending wake is enough.
+    wake: MemoryObjectSendStream[None] = field(init=False)
+    woken: MemoryObjectReceiveStream[None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.wake, self.woken = anyio.create_memory_object_stream[None](1)
+
+    def tools_changed(self) -> None:
+        with suppress(anyio.WouldBlock):
+            self.wake.send_nowait(None)
 
     def close(self) -> None:
         self.scope.cancel()
@@ -187,19 +208,30 @@ class MCPToolset:
     ``STARTUP_TIMEOUT`` seconds), or entering raises :class:`MCPServerError`: a server
     that never answers ``tools/list`` cannot hang its caller. When a call finds the
     connection closed (the server crashed), that call fails and the next one starts
-    the server again.
+    the server again. When that fails, the server is tried again in the background
+    with a doubling wait; calls meanwhile fail at once ("server unavailable").
+
+    With ``keep_trying``, a server that cannot be started does not raise either: the
+    toolset starts without tools (``startup_error`` says why) and keeps trying.
     """
 
-    def __init__(self, config: MCPServerConfig, *, errlog: TextIO | None = None) -> None:
+    def __init__(
+        self, config: MCPServerConfig, *, errlog: TextIO | None = None, keep_trying: bool = False
+    ) -> None:
         self.config = config
         self.name = config.name
         self.tools: list[MCPTool] = []
         self.restarts = 0
+        self.keep_trying = keep_trying
+        self.startup_error: MCPServerError | None = None
+        self._down_reason = ""
+        self._retrying = False
         self._errlog = errlog
         self._connection: _Connection | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
         self._stack: AsyncExitStack | None = None
         self._reconnecting = anyio.Lock()
+        self.on_tools_changed: list[Callable[[MCPToolset], Awaitable[None]]] = []
 
     @property
     def startup_timeout(self) -> float:
@@ -239,14 +271,26 @@ class MCPToolset:
         self._tasks = await stack.enter_async_context(anyio.create_task_group())
         try:
             connection = await self._connect()
+        except MCPServerError as exc:
+            if not self.keep_trying:
+                self._tasks = None
+                await stack.aclose()
+                raise
+            self.startup_error = exc
+            self._down_reason = f"could not be started: {exc.problem}"
+            self._start_retrying()
         except BaseException:
             # Raised here, not through the task group, which would wrap it in a group.
             self._tasks = None
             await stack.aclose()
             raise
-        self.tools = connection.tools
+        else:
+            self.tools = connection.tools
         self._stack = stack
         return self
+
+    def _log(self, line: str) -> None:
+        print(line, file=self._errlog or sys.stderr, flush=True)
 
     async def __aexit__(
         self,
@@ -257,6 +301,8 @@ class MCPToolset:
         stack, self._stack = self._stack, None
         if self._connection is not None:
             self._connection.close()
+        if self._tasks is not None:  # a background retry too
+            self._tasks.cancel_scope.cancel()
         self._connection = self._tasks = None
         if stack is not None:
             await stack.__aexit__(exc_type, exc, tb)
@@ -288,16 +334,72 @@ class MCPToolset:
         with connection.scope:
             try:
                 async with AsyncExitStack() as stack:
-                    client = Client(await self._transport(stack), cache=None)
+                    client = Client(
+                        await self._transport(stack),
+                        cache=None,
+                        message_handler=self._message_handler(connection),
+                    )
                     connection.client = await stack.enter_async_context(client)
                     connection.tools = await self.discover(connection.client)
-                    connection.ready.set()
-                    await anyio.sleep_forever()
+                    async with anyio.create_task_group() as tasks:
+                        if _announces_tool_changes(client):
+                            # Listening before ready: no change can slip by unheard.
+                            await tasks.start(self._listen, connection)
+                        connection.ready.set()
+                        await self._follow_changes(connection)
             except Exception as exc:  # a child failing would cancel the toolset's owner
                 connection.error = exc
                 connection.broken = True
         connection.broken = True
         connection.ready.set()
+
+    @staticmethod
+    def _message_handler(connection: _Connection) -> Any:
+        async def handle(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                connection.tools_changed()
+
+        return handle
+
+    async def _listen(
+        self,
+        connection: _Connection,
+        *,
+        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """A 2026-era session: tool changes come as ``subscriptions/listen`` events."""
+        assert connection.client is not None
+        listening = False
+        try:
+            async with connection.client.listen(tools_list_changed=True) as events:
+                task_status.started()
+                listening = True
+                async for _ in events:
+                    connection.tools_changed()
+        except Exception as exc:  # no events then; calls still work
+            self._log(f"MCP server {self.name!r}: cannot follow tool changes: {exc}")
+            if not listening:
+                task_status.started()
+
+    async def _follow_changes(self, connection: _Connection) -> None:
+        """Read the tool list again each time the server says it changed."""
+        assert connection.client is not None
+        async for _ in connection.woken:
+            tools = await self.discover(connection.client)
+            connection.tools = tools
+            if self._connection is connection:
+                await self._set_tools(tools)
+
+    async def _set_tools(self, tools: list[MCPTool]) -> None:
+        """Take a newly read tool list; tell the listeners when it differs."""
+        before = [(t.remote_name, t.spec, t.hints, t.output_schema) for t in self.tools]
+        self.tools = tools
+        if before != [(t.remote_name, t.spec, t.hints, t.output_schema) for t in tools]:
+            for listener in list(self.on_tools_changed):
+                try:
+                    await listener(self)
+                except Exception as exc:  # a listener's fault must not end the session
+                    self._log(f"MCP server {self.name!r}: tool-change listener failed: {exc!r}")
 
     @property
     def client(self) -> Client:
@@ -313,18 +415,55 @@ class MCPToolset:
             return connection
         if self._tasks is None:
             raise RuntimeError(f"MCP toolset {self.name!r} is not connected")
+        if self._retrying or self._reconnecting.locked():
+            # Never wait on a server that is down: the caller hears so at once.
+            raise self._unavailable(f"{self._down_reason}; it is being started again")
         async with self._reconnecting:
             if self._connection is connection:  # nobody restarted it meanwhile
                 if connection is not None:
                     connection.close()
                 self.restarts += 1
                 try:
-                    await self._connect()
+                    started = await self._connect()
                 except MCPServerError as exc:
-                    problem = f"could not be started again: {exc.problem}"
-                    raise MCPToolError(self.name, types.CONNECTION_CLOSED, problem) from None
+                    self._down_reason = f"could not be started again: {exc.problem}"
+                    self._start_retrying()
+                    raise self._unavailable(
+                        f"{self._down_reason}; trying again in {RETRY_FIRST:g} s"
+                    ) from None
+                # A server started again may offer other tools than before.
+                await self._set_tools(started.tools)
         assert self._connection is not None
         return self._connection
+
+    def _unavailable(self, why: str) -> MCPToolError:
+        return MCPToolError(self.name, types.CONNECTION_CLOSED, f"server unavailable: {why}")
+
+    def _start_retrying(self) -> None:
+        if not self._retrying and self._tasks is not None:
+            self._retrying = True
+            self._tasks.start_soon(self._retry)
+
+    async def _retry(self) -> None:
+        """Try to start the server again, waiting longer after each failure."""
+        wait = RETRY_FIRST
+        try:
+            while True:
+                await anyio.sleep(wait)
+                self.restarts += 1
+                try:
+                    started = await self._connect()
+                except MCPServerError as exc:
+                    wait = min(wait * 2, RETRY_MAX)
+                    self._down_reason = f"could not be started again: {exc.problem}"
+                    self._log(f"{exc}; trying again in {wait:g} s")
+                    continue
+                self._log(f"MCP server {self.name!r}: started again")
+                self.startup_error = None
+                await self._set_tools(started.tools)
+                return
+        finally:
+            self._retrying = False
 
     async def discover(self, client: Client | None = None) -> list[MCPTool]:
         """List every tool, page by page."""
@@ -353,6 +492,64 @@ class MCPToolset:
                 break
         return found
 
+    # ----------------------------------------------- resources and prompts, read-only
+
+    def offers(self, feature: Literal["resources", "prompts"]) -> bool:
+        """Whether the server said it has resources (or prompts); False while down."""
+        connection = self._connection
+        if connection is None or connection.broken or connection.client is None:
+            return False
+        return getattr(connection.client.server_capabilities, feature, None) is not None
+
+    async def _read_only(self, request: Callable[[Client], Awaitable[_T]]) -> _T:
+        """One request on the session; a closed session marks it for a restart."""
+        connection = await self._live_connection()
+        assert connection.client is not None
+        try:
+            return await request(connection.client)
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                connection.broken = True
+            raise MCPToolError(self.name, exc.code, exc.message) from None
+
+    async def resources(self) -> list[types.Resource]:
+        found: list[types.Resource] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._read_only(partial(_list_resources, cursor=cursor))
+            found.extend(page.resources)
+            if not (cursor := page.next_cursor):
+                break
+        return found
+
+    async def resource_templates(self) -> list[types.ResourceTemplate]:
+        found: list[types.ResourceTemplate] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._read_only(partial(_list_templates, cursor=cursor))
+            found.extend(page.resource_templates)
+            if not (cursor := page.next_cursor):
+                break
+        return found
+
+    async def prompts(self) -> list[types.Prompt]:
+        found: list[types.Prompt] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._read_only(partial(_list_prompts, cursor=cursor))
+            found.extend(page.prompts)
+            if not (cursor := page.next_cursor):
+                break
+        return found
+
+    async def read_resource(self, uri: str) -> types.ReadResourceResult:
+        return await self._read_only(lambda client: client.read_resource(uri))
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str] | None
+    ) -> types.GetPromptResult:
+        return await self._read_only(lambda client: client.get_prompt(name, arguments))
+
     async def call(
         self,
         name: str,
@@ -365,22 +562,51 @@ class MCPToolset:
         try:
             result = await connection.client.call_tool(name, arguments, progress_callback=progress)
         except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED:
-                connection.broken = True  # the next call starts the server again
-            raise MCPToolError(self.name, exc.code, exc.message) from None
+            if exc.code != types.CONNECTION_CLOSED:
+                raise MCPToolError(self.name, exc.code, exc.message) from None
+            connection.broken = True  # the next call starts the server again
+            self._down_reason = exc.message
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             connection.broken = True
-            raise MCPToolError(self.name, types.CONNECTION_CLOSED, "Connection closed") from None
-        return output_from_result(result)
+            self._down_reason = "Connection closed"
+        else:
+            return output_from_result(result)
+        raise self._unavailable(
+            f"{self._down_reason} during the call; it is started again on the next call"
+        )
+
+
+async def _list_resources(client: Client, cursor: str | None) -> types.ListResourcesResult:
+    return await client.list_resources(cursor=cursor)
+
+
+async def _list_templates(client: Client, cursor: str | None) -> types.ListResourceTemplatesResult:
+    return await client.list_resource_templates(cursor=cursor)
+
+
+async def _list_prompts(client: Client, cursor: str | None) -> types.ListPromptsResult:
+    return await client.list_prompts(cursor=cursor)
+
+
+def _announces_tool_changes(client: Client) -> bool:
+    """A 2026-era server that says its tool list can change (it then serves listen)."""
+    tools = client.server_capabilities.tools
+    modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+    return modern and tools is not None and bool(tools.list_changed)
 
 
 @asynccontextmanager
 async def open_toolsets(
-    configs: Iterable[MCPServerConfig], *, errlog: TextIO | None = None
+    configs: Iterable[MCPServerConfig],
+    *,
+    errlog: TextIO | None = None,
+    keep_trying: bool = False,
 ) -> AsyncIterator[list[MCPToolset]]:
-    """Connect to several servers; all are closed when the block ends."""
+    """Connect to several servers; all are closed when the block ends. With
+    ``keep_trying`` one that cannot be started is kept and tried again (see MCPToolset)."""
     async with AsyncExitStack() as stack:
         toolsets = [
-            await stack.enter_async_context(MCPToolset(cfg, errlog=errlog)) for cfg in configs
+            await stack.enter_async_context(MCPToolset(cfg, errlog=errlog, keep_trying=keep_trying))
+            for cfg in configs
         ]
         yield toolsets

@@ -36,6 +36,7 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Tool | Toolset] = ()) -> None:
         self._sources: list[Tool] = []
         self._by_name: dict[str, Tool] = {}
+        self._collisions: dict[str, tuple[str, ...]] = {}
         self.version = 0  # bumped on every change, so users of the specs can refresh
         self.add_all(tools)
 
@@ -52,16 +53,18 @@ class ToolRegistry:
                 sources.extend(item.tools)
             else:
                 raise TypeError(f"not a tool or toolset: {item!r}")
-        self._by_name = self._assign(sources)  # raises before anything changes
+        # Raises before anything changes.
+        self._by_name, self._collisions = self._assign(sources)
         self._sources = sources
         self.version += 1
 
     @staticmethod
-    def _assign(sources: list[Tool]) -> dict[str, Tool]:
+    def _assign(sources: list[Tool]) -> tuple[dict[str, Tool], dict[str, tuple[str, ...]]]:
         count: dict[str, int] = {}
         for t in sources:
             count[t.name] = count.get(t.name, 0) + 1
         out: dict[str, Tool] = {}
+        collisions: dict[str, list[str]] = {}
         for t in sources:
             server = _server(t)
             name = t.name
@@ -70,7 +73,29 @@ class ToolRegistry:
             if name in out:
                 raise ToolNameConflict(f"two tools are named {name!r}")
             out[name] = t if name == t.name else t.rename(name)
-        return out
+            if count[t.name] > 1:
+                collisions.setdefault(t.name, []).append(name)
+        return out, {declared: tuple(names) for declared, names in collisions.items()}
+
+    def replace_all(self, tools: Iterable[Tool | Toolset]) -> None:
+        """Start over with these tools (a server's tool list changed)."""
+        sources, self._sources = self._sources, []
+        try:
+            self.add_all(tools)
+        except BaseException:
+            self._sources = sources
+            raise
+
+    @property
+    def collisions(self) -> dict[str, tuple[str, ...]]:
+        """Each name declared by more than one tool, and the names they are exposed as."""
+        return dict(self._collisions)
+
+    def ambiguous(self, name: str) -> tuple[str, ...]:
+        """The exposed names a colliding declared name could mean, when no tool kept it."""
+        if name in self._by_name:
+            return ()
+        return self._collisions.get(name, ())
 
     def get(self, name: str) -> Tool | None:
         return self._by_name.get(name)
