@@ -192,7 +192,8 @@ class ReplayServer:
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: "
             + script.content_type.encode()
-            + b"\r\ntransfer-encoding: chunked\r\n\r\n"
+            # the connection ends with the stream: said, so that no client reuses it
+            + b"\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
         )
         gone = asyncio.ensure_future(reader.read(1))  # EOF: the client went away
         try:
