@@ -4,7 +4,6 @@ Only ``--prompt`` (one task, not interactive) is built so far."""
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import anyio
 import typer
 
-from toolwire.cli.io import fail, print_json
+from toolwire.cli.io import AuditOption, ToolsOption, audit_sinks, fail, print_json
 
 if TYPE_CHECKING:  # the agent is imported when the command runs
     from toolwire.agent import RunResult
@@ -58,14 +57,7 @@ def chat(
         Path | None,
         typer.Option("--mcp", metavar="FILE", help="MCP servers JSON file (mcpServers form)."),
     ] = None,
-    tools: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--tools",
-            metavar="MODULE:ATTR",
-            help="Python tools: a @tool, a function or a list of them (repeatable).",
-        ),
-    ] = None,
+    tools: ToolsOption = None,
     text_format: Annotated[
         str | None,
         typer.Option(
@@ -75,15 +67,7 @@ def chat(
         ),
     ] = None,
     max_turns: Annotated[int, typer.Option("--max-turns", metavar="N", min=1)] = 20,
-    audit: Annotated[
-        str | None,
-        typer.Option(
-            "--audit",
-            metavar="DB|none",
-            help="Audit SQLite file, or 'none' [default: $TOOLWIRE_AUDIT_DB or "
-            "./toolwire-audit.db].",
-        ),
-    ] = None,
+    audit: AuditOption = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object for the run, not its text.")
     ] = False,
@@ -91,8 +75,6 @@ def chat(
     """Drive a model through tool calls until it answers. Exit 0 when the model
     finished, 1 when the run stopped for another reason (a limit, an upstream error)."""
     from toolwire.agent import Agent, RunFinished, TextOut
-    from toolwire.audit.sinks import AuditSink
-    from toolwire.audit.sqlite import SQLiteSink, default_audit_path
     from toolwire.client import ModelClient
     from toolwire.engine import ToolEngine
     from toolwire.mcpfront import PythonToolsError, load_python_tools
@@ -115,13 +97,7 @@ def chat(
         )
     except ValueError as exc:
         fail(str(exc))
-    sinks: list[AuditSink] = []
-    if audit != "none":
-        audit_path = Path(audit) if audit else default_audit_path()
-        try:
-            sinks.append(SQLiteSink(audit_path))
-        except sqlite3.Error as exc:
-            fail(f"cannot use {audit_path} as the audit database: {exc}")
+    sinks = audit_sinks(audit)
 
     async def run() -> RunResult:
         async with AsyncExitStack() as stack:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import orjson
 import typer
@@ -12,6 +12,44 @@ import typer
 from toolwire.finish import schema_problem
 from toolwire.jsontext import NotJSONError, dumps
 from toolwire.spec import ToolSpec, ToolSpecError, load_tool_specs
+
+if TYPE_CHECKING:
+    from toolwire.audit.sinks import AuditSink
+
+# options the commands that run tools share (chat, mcp serve)
+ToolsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tools",
+        metavar="MODULE:ATTR",
+        help="Python tools: a @tool, a function or a list of them (repeatable).",
+    ),
+]
+AuditOption = Annotated[
+    str | None,
+    typer.Option(
+        "--audit",
+        metavar="DB|none",
+        help="Audit SQLite file, or 'none' [default: $TOOLWIRE_AUDIT_DB or "
+        "./toolwire-audit.db].",
+    ),
+]
+
+
+def audit_sinks(audit: str | None) -> list[AuditSink]:
+    """The sinks ``--audit`` names: none for 'none', else the SQLite file (the default
+    path when not given); a file that cannot be used is one line and exit 2."""
+    import sqlite3
+
+    from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+
+    if audit == "none":
+        return []
+    path = Path(audit) if audit else default_audit_path()
+    try:
+        return [SQLiteSink(path)]
+    except sqlite3.Error as exc:
+        fail(f"cannot use {path} as the audit database: {exc}")
 
 
 def command_group(help: str) -> typer.Typer:

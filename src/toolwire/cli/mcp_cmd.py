@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Annotated
 
 import anyio
 import typer
 
-from toolwire.cli.io import command_group, fail
+from toolwire.cli.io import AuditOption, ToolsOption, audit_sinks, command_group, fail
 
 app = command_group("An MCP server in front of MCP servers and Python tools.")
 
@@ -27,23 +26,8 @@ def serve_cmd(
             "--config", "-c", metavar="FILE", help="MCP servers JSON file (mcpServers form)."
         ),
     ] = None,
-    tools: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--tools",
-            metavar="MODULE:ATTR",
-            help="Python tools: a @tool, a function or a list of them (repeatable).",
-        ),
-    ] = None,
-    audit: Annotated[
-        str | None,
-        typer.Option(
-            "--audit",
-            metavar="DB|none",
-            help="Audit SQLite file, or 'none' [default: $TOOLWIRE_AUDIT_DB or "
-            "./toolwire-audit.db].",
-        ),
-    ] = None,
+    tools: ToolsOption = None,
+    audit: AuditOption = None,
     policy: Annotated[
         Path | None,
         typer.Option(
@@ -77,8 +61,6 @@ def serve_cmd(
     and the Python tools, each call through the engine (validate, coerce, policy,
     audit). Destructive tools wait for approval."""
     # Imported here: other commands should not pay for the engine and the SDK's server.
-    from toolwire.audit.sinks import AuditSink
-    from toolwire.audit.sqlite import SQLiteSink, default_audit_path
     from toolwire.engine.policy_file import PolicyFileError, load_policy_file
     from toolwire.mcpfront import HTTPListen, PythonToolsError, load_python_tools, serve
     from toolwire.tools import MCPConfigError, MCPServerError, load_mcp_config
@@ -102,13 +84,7 @@ def serve_cmd(
         policies = load_policy_file(policy) if policy is not None else None
     except (MCPConfigError, PythonToolsError, PolicyFileError) as exc:
         fail(str(exc))
-    sinks: list[AuditSink] = []
-    if audit != "none":
-        audit_path = Path(audit) if audit else default_audit_path()
-        try:
-            sinks.append(SQLiteSink(audit_path))
-        except sqlite3.Error as exc:
-            fail(f"cannot use {audit_path} as the audit database: {exc}")
+    sinks = audit_sinks(audit)
     try:
         anyio.run(
             lambda: serve(
