@@ -12,6 +12,7 @@ import pytest
 from toolwire.agent import (
     Agent,
     CallParsed,
+    ReasoningOut,
     RunFinished,
     TextOut,
     ToolReplied,
@@ -186,6 +187,16 @@ async def test_calls_sent_without_ids_get_ids_of_their_own(sink: MemorySink) -> 
     assert tool_replies(second["messages"]) == [(ids[0], "3"), (ids[1], "7")]
 
 
+async def test_reasoning_is_batched_apart_from_text(sink: MemorySink) -> None:
+    """Reasoning (``reasoning_content``) comes out as ReasoningOut, never as text."""
+    chunks = [chat_chunk({"reasoning_content": "think " * 5}), chat_chunk({"content": "answer"})]
+    with serve([*chunks, chat_chunk({}, "stop"), DONE]) as up:
+        events = [e async for e in make_agent(up, sink).stream("go")]
+    thought = "".join(e.text for e in events if isinstance(e, ReasoningOut))
+    said = "".join(e.text for e in events if isinstance(e, TextOut))
+    assert (thought, said) == ("think " * 5, "answer")
+
+
 async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: MemorySink) -> None:
     pieces = ["x" * 60] * 5
     with serve(call_stream("add", ['{"a": 1, "b": 2}'], "tool_calls"), text_stream(pieces)) as up:
@@ -195,6 +206,7 @@ async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: Mem
     assert kinds == [
         "CallParsed",
         "TurnFinished",
+        "ToolStarted",
         "ToolReplied",
         "TextOut",
         "TextOut",
@@ -206,7 +218,7 @@ async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: Mem
     assert "".join(e.text for e in texts) == "x" * 300
     parsed = events[0]
     assert isinstance(parsed, CallParsed) and parsed.call.status == "complete"
-    replied = events[2]
+    replied = events[3]
     assert isinstance(replied, ToolReplied) and replied.outcome.reply == "3"
     turn = events[1]
     assert isinstance(turn, TurnFinished) and turn.finish_reason == "tool_calls"

@@ -5,11 +5,13 @@ from toolwire.agent.events import (
     AgentEvent,
     CallOutcome,
     CallParsed,
+    ReasoningOut,
     RunFinished,
     RunResult,
     StopReason,
     TextOut,
     ToolReplied,
+    ToolStarted,
     TurnFinished,
 )
 from toolwire.agent.loop import Agent, cut_off_reply
@@ -19,12 +21,14 @@ __all__ = [
     "AgentEvent",
     "CallOutcome",
     "CallParsed",
+    "ReasoningOut",
     "RunFinished",
     "RunResult",
     "StopReason",
     "TextEmitter",
     "TextOut",
     "ToolReplied",
+    "ToolStarted",
     "TurnFinished",
     "cut_off_reply",
 ]

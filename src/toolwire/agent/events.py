@@ -46,9 +46,26 @@ class TextOut:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasoningOut:
+    """A batch of the model's reasoning (thinking), batched like text."""
+
+    text: str
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class CallParsed:
     """A call finished streaming: its status (complete, repaired, truncated, invalid)
     and the repairs made on the wire."""
+
+    call: ToolCall
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    """A call was handed to the engine (emitted for every call of a turn before the
+    turn's calls run in parallel)."""
 
     call: ToolCall
     turn: int
@@ -94,4 +111,6 @@ class RunFinished:
     result: RunResult
 
 
-AgentEvent = TextOut | CallParsed | ToolReplied | TurnFinished | RunFinished
+AgentEvent = (
+    TextOut | ReasoningOut | CallParsed | ToolStarted | ToolReplied | TurnFinished | RunFinished
+)

@@ -24,11 +24,13 @@ from toolwire.agent.events import (
     AgentEvent,
     CallOutcome,
     CallParsed,
+    ReasoningOut,
     RunFinished,
     RunResult,
     StopReason,
     TextOut,
     ToolReplied,
+    ToolStarted,
     TurnFinished,
 )
 from toolwire.client import ModelClient, UpstreamError
@@ -37,6 +39,7 @@ from toolwire.engine.results import ToolResult
 from toolwire.events import (
     CallFinished,
     FinishReason,
+    ReasoningDelta,
     StreamError,
     StreamFinished,
     TextDelta,
@@ -140,6 +143,8 @@ class Agent:
                 break
             calls = _unique_ids(answer.calls, turn)
             messages.append(_assistant_message(answer.text, calls))
+            for call in calls:
+                yield ToolStarted(call, turn)
             results = await self.engine.execute_many(calls, task_id=task, turn=turn)
             spent = False
             for call, tool_result in zip(calls, results, strict=True):
@@ -179,18 +184,22 @@ class Agent:
         prepared = self.client.prepare(body, "openai-chat", stream=True)
         parser = StreamParser(self.client.format, specs, text_format=self.text_format)
         emitter = TextEmitter(self.text_size, self.text_interval)
+        thinking = TextEmitter(self.text_size, self.text_interval)
         try:
             response = await self.client.open(prepared)
             try:
                 async for chunk in response.iter_bytes():
-                    for event in answer.take(parser.feed(chunk), emitter, turn):
+                    for event in answer.take(parser.feed(chunk), emitter, thinking, turn):
                         yield event
             finally:
                 await response.aclose()
         except UpstreamError as exc:
             answer.error = exc.message
-        for event in answer.take(parser.close(), emitter, turn):
+        for event in answer.take(parser.close(), emitter, thinking, turn):
             yield event
+        rest = thinking.flush()
+        if rest:
+            yield ReasoningOut(rest, turn)
         rest = emitter.flush()
         if rest:
             yield TextOut(rest, turn)
@@ -210,10 +219,16 @@ class _Answer:
     def text(self) -> str:
         return "".join(self.parts)
 
-    def take(self, events: list[Any], emitter: TextEmitter, turn: int) -> list[AgentEvent]:
+    def take(
+        self, events: list[Any], emitter: TextEmitter, thinking: TextEmitter, turn: int
+    ) -> list[AgentEvent]:
         out: list[AgentEvent] = []
         for event in events:
-            if isinstance(event, TextDelta):
+            if isinstance(event, ReasoningDelta):
+                batch = thinking.feed(event.text)
+                if batch:
+                    out.append(ReasoningOut(batch, turn))
+            elif isinstance(event, TextDelta):
                 self.parts.append(event.text)
                 batch = emitter.feed(event.text)
                 if batch:
