@@ -172,7 +172,10 @@ async def test_the_turn_limit_ends_the_run_with_every_call_answered(sink: Memory
     assert result.stop == "max_turns"
     assert result.turns == 3 and requests == 3
     assert len(RAN) == 3
-    assert result.messages[-1] == {"role": "tool", "tool_call_id": "call_1", "content": "2"}
+    # the server repeats call_1 every turn: later turns get ids of their own (F32)
+    ids = [c["id"] for m in result.messages for c in m.get("tool_calls") or []]
+    assert ids == ["call_1", "call_1_t2_0", "call_1_t3_0"]
+    assert result.messages[-1] == {"role": "tool", "tool_call_id": ids[-1], "content": "2"}
 
 
 async def test_calls_sent_without_ids_get_ids_of_their_own(sink: MemorySink) -> None:

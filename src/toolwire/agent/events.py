@@ -15,6 +15,11 @@ StopReason = Literal[
     "max_tokens",  # the model's answer was cut off with no call to run
     "content_filter",
     "upstream_error",  # the model server could not be reached or failed mid-answer
+    "max_tool_calls",  # the model asked for more calls than the run had left
+    "max_input_tokens",  # a token budget of the run is spent (the model's usage)
+    "max_output_tokens",
+    "max_total_tokens",
+    "cancelled",  # the run's task was cancelled or its stream closed (see Agent.last_result)
 ]
 
 
@@ -93,7 +98,8 @@ class RunResult:
     task_id: str
     usage_per_turn: list[Usage | None] = field(default_factory=list)
     calls: list[CallOutcome] = field(default_factory=list)
-    messages: list[dict[str, Any]] = field(default_factory=list)  # the history, Chat shape
+    # the history (Chat shape, JSON-serialisable; see toolwire.agent.history)
+    messages: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None  # for ``upstream_error``
 
     @property

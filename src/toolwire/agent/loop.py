@@ -4,20 +4,25 @@ stops calling tools or a limit ends the run.
     agent = Agent(ModelClient("openai-chat", url, model="m"), ToolEngine([add]))
     result = await agent.run("What is 2 + 3?")
     async for event in agent.stream("What is 2 + 3?"): ...
+    more = await agent.run("And times 4?", history=result.messages)
 
 Each turn: one request (history and tool definitions in Chat Completions shape, put in
-the client's wire format by ``ModelClient.prepare``); the answer's raw bytes go through
-``StreamParser``; the calls go through ``engine.execute_many`` in parallel; every call
-gets exactly one reply, in call order. The engine runs neither a truncated call nor an
-invalid one: a truncated call's reply tells the model it was cut off; an invalid one's
-is the engine's message naming what to correct. A run is one engine task.
+the client's wire format by ``ModelClient.prepare``; see ``toolwire.agent.history``);
+the answer's raw bytes go through ``StreamParser``; the calls go through
+``engine.execute_many`` in parallel; every call gets exactly one reply, in call order.
+The engine runs neither a truncated call nor an invalid one: a truncated call's reply
+tells the model it was cut off; an invalid one's is the engine's message naming what to
+correct. Calls a limit keeps from running are recorded ``denied`` and told why. A run
+is one engine task.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from contextlib import aclosing
 from typing import Any
+
+import anyio
 
 from toolwire.agent.emitter import TextEmitter
 from toolwire.agent.events import (
@@ -33,6 +38,13 @@ from toolwire.agent.events import (
     ToolStarted,
     TurnFinished,
 )
+from toolwire.agent.history import (
+    assistant_message,
+    start_messages,
+    tool_message,
+    unique_ids,
+    used_ids,
+)
 from toolwire.client import ModelClient, UpstreamError
 from toolwire.engine import ToolEngine
 from toolwire.engine.results import ToolResult
@@ -46,7 +58,6 @@ from toolwire.events import (
     ToolCall,
     Usage,
 )
-from toolwire.jsontext import dumps
 from toolwire.parser import StreamParser
 from toolwire.providers.tooldefs import to_openai_tool
 from toolwire.tools.base import Tool
@@ -68,11 +79,37 @@ def cut_off_reply(name: str) -> str:
     )
 
 
+def cancelled_reply(name: str, started: bool) -> str:
+    """The reply to a call of a cancelled run (what a resumed run shows the model)."""
+    if started:
+        return (
+            f"The call to {name} was cancelled by the user before it finished; "
+            "it may have done part of its work."
+        )
+    return f"The call to {name} was not run: the user cancelled the run."
+
+
+def limit_reply(name: str, why: str) -> str:
+    return f"The call to {name} was not run: {why}. Answer with what you have."
+
+
 class Agent:
     """``engine`` runs the tools (or give ``tools`` and a ``ToolEngine`` with default
     settings is made for them: ``@tool`` functions, MCP tools from
-    ``MCPToolset.discover()``). ``invalid_retries``: invalid or truncated calls a
-    tool may get in one run before the run stops."""
+    ``MCPToolset.discover()``; ``toolwire.agent.open_agent`` connects an ``mcpServers``
+    configuration). Limits, each None for none: ``max_turns`` (model requests in
+    a run), ``max_tool_calls`` (calls run in a run; the calls of the turn that would
+    pass it are declined, and the run stops after that turn), ``max_input_tokens``,
+    ``max_output_tokens``, ``max_total_tokens`` (the model's reported usage summed over
+    the run; once one is reached the calls of that turn are declined and the run
+    stops). ``invalid_retries``: invalid or truncated calls a tool may get in one run
+    before the run stops.
+
+    ``last_result`` is the ``RunResult`` of the run started last, kept up to date as it
+    goes: after a cancelled run (its ``stream`` task cancelled, or the generator closed
+    with ``aclose()``), it holds the run with ``stop == "cancelled"`` and a history in
+    which every call has its reply, ready to resume with ``history=``.
+    """
 
     def __init__(
         self,
@@ -81,7 +118,11 @@ class Agent:
         *,
         tools: Iterable[Tool] = (),
         system: str | None = None,
-        max_turns: int = 20,
+        max_turns: int | None = 20,
+        max_tool_calls: int | None = None,
+        max_input_tokens: int | None = None,
+        max_output_tokens: int | None = None,
+        max_total_tokens: int | None = None,
         invalid_retries: int = 5,
         text_size: int = 150,
         text_interval: float = 0.05,
@@ -96,81 +137,192 @@ class Agent:
         self.engine = engine
         self.system = system
         self.max_turns = max_turns
+        self.max_tool_calls = max_tool_calls
+        self.max_input_tokens = max_input_tokens
+        self.max_output_tokens = max_output_tokens
+        self.max_total_tokens = max_total_tokens
         self.invalid_retries = invalid_retries
         self.text_size = text_size
         self.text_interval = text_interval
         self.text_format = text_format
         self.request = dict(request or {})  # more request fields (temperature, max_tokens…)
+        self.last_result: RunResult | None = None
 
-    async def run(self, prompt: str, *, task_id: str | None = None) -> RunResult:
-        """Run to the end; the result of ``stream``'s last event."""
-        async for event in self.stream(prompt, task_id=task_id):
-            if isinstance(event, RunFinished):
-                return event.result
+    async def run(
+        self,
+        prompt: str | None,
+        *,
+        task_id: str | None = None,
+        history: Sequence[dict[str, Any]] | None = None,
+        solved: bool | Callable[[RunResult], bool] | None = None,
+    ) -> RunResult:
+        """Run to the end; the result of ``stream``'s last event. ``solved`` (a flag,
+        or a test of the result) finishes the run's task in the audit as solved or
+        not; None leaves that to a later ``finish``."""
+        async with aclosing(self.stream(prompt, task_id=task_id, history=history)) as events:
+            async for event in events:
+                if isinstance(event, RunFinished):
+                    result = event.result
+                    if solved is not None:
+                        self.finish(result, solved=solved(result) if callable(solved) else solved)
+                    return result
         raise AssertionError("a run always ends with RunFinished")  # pragma: no cover
 
     def finish(self, result: RunResult, *, solved: bool) -> None:
         """Say whether the run's task was solved (for the audit's tokens per task)."""
         self.engine.finish_task(result.task_id, solved=solved)
 
-    async def stream(self, prompt: str, *, task_id: str | None = None) -> AsyncIterator[AgentEvent]:
+    async def stream(
+        self,
+        prompt: str | None,
+        *,
+        task_id: str | None = None,
+        history: Sequence[dict[str, Any]] | None = None,
+    ) -> AsyncGenerator[AgentEvent, None]:
+        """The run's events, ending with ``RunFinished``. ``history``: a previous
+        ``RunResult.messages`` (JSON-loaded or not) to continue; ``prompt`` None
+        resumes it as it stands. Turn numbers go on from the history's. Iterate it
+        inside ``contextlib.aclosing`` (or ``aclose()`` it) when you may stop early,
+        so that a run left mid-turn is settled at once (see ``last_result``)."""
+        messages = start_messages(history, self.system, prompt)
         task = self.engine.start_task(task_id)
-        messages: list[dict[str, Any]] = []
-        if self.system:
-            messages.append({"role": "system", "content": self.system})
-        messages.append({"role": "user", "content": prompt})
         result = RunResult(text="", stop="done", turns=0, task_id=task, messages=messages)
+        self.last_result = result
+        taken = used_ids(messages)
+        first = sum(1 for m in messages if m.get("role") == "assistant")
         invalid: dict[str, int] = {}
-        while True:
-            result.turns += 1
-            turn = result.turns
-            answer = _Answer()
-            async for event in self._ask(messages, turn, answer):
-                yield event
-            result.usage_per_turn.append(answer.usage)
-            if answer.usage is not None:
-                self.engine.add_usage(task, answer.usage)
-            yield TurnFinished(turn, answer.finish_reason, answer.usage)
-            result.text = answer.text
-            if answer.error is not None and not answer.calls:
-                result.stop, result.error = "upstream_error", answer.error
-                break
-            if not answer.calls:
-                messages.append({"role": "assistant", "content": answer.text})
-                result.stop = _NO_CALL_STOPS.get(answer.finish_reason or "", "done")
-                if result.stop == "upstream_error":
-                    result.error = "the model's answer could not be read"
-                break
-            calls = _unique_ids(answer.calls, turn)
-            messages.append(_assistant_message(answer.text, calls))
-            for call in calls:
-                yield ToolStarted(call, turn)
-            results = await self.engine.execute_many(calls, task_id=task, turn=turn)
-            spent = False
-            for call, tool_result in zip(calls, results, strict=True):
-                reply = _reply(call, tool_result)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": reply})
-                outcome = CallOutcome(turn, call, tool_result, reply)
-                result.calls.append(outcome)
-                if call.status in ("truncated", "invalid") or tool_result.status == "invalid_args":
-                    key = tool_result.name or call.name
-                    invalid[key] = invalid.get(key, 0) + 1
-                    spent = spent or invalid[key] > self.invalid_retries
-                yield ToolReplied(outcome)
-            if answer.error is not None:
-                result.stop, result.error = "upstream_error", answer.error
-                break
-            if spent:
-                result.stop = "invalid_retries"
-                break
-            if turn >= self.max_turns:
-                result.stop = "max_turns"
-                break
+        ran = 0  # calls handed to the engine in this run
+        turn: _Turn | None = None
+        try:
+            while True:
+                result.turns += 1
+                turn = _Turn(first + result.turns)
+                answer = turn.answer
+                async with aclosing(self._ask(messages, turn.number, answer)) as asking:
+                    async for event in asking:
+                        yield event
+                result.usage_per_turn.append(answer.usage)
+                if answer.usage is not None:
+                    self.engine.add_usage(task, answer.usage)
+                yield TurnFinished(turn.number, answer.finish_reason, answer.usage)
+                result.text = answer.text
+                if answer.error is not None and not answer.calls:
+                    turn = None  # nothing of a failed answer goes into the history
+                    result.stop, result.error = "upstream_error", answer.error
+                    break
+                if not answer.calls:
+                    messages.append(assistant_message(answer.text, []))
+                    turn = None
+                    result.stop = _NO_CALL_STOPS.get(answer.finish_reason or "", "done")
+                    if result.stop == "upstream_error":
+                        result.error = "the model's answer could not be read"
+                    break
+                turn.calls = unique_ids(answer.calls, turn.number, taken)
+                limit, why, allowed = self._limit(result.usage, ran, len(turn.calls))
+                extra = self._record_extra(answer.usage)
+                for i in range(allowed, len(turn.calls)):
+                    turn.done[i] = self.engine.decline(
+                        turn.calls[i],
+                        limit_reply(turn.calls[i].name, why),
+                        reason="limit",
+                        task_id=task,
+                        turn=turn.number,
+                        extra=extra,
+                    )
+                running = turn.calls[:allowed]
+                for call in running:
+                    yield ToolStarted(call, turn.number)
+                ran += len(running)
+                await self.engine.execute_many(
+                    running,
+                    task_id=task,
+                    turn=turn.number,
+                    extra=extra,
+                    done=turn.done.__setitem__,
+                )
+                outcomes = turn.commit(messages, result, cancelled=False)
+                turn = None
+                spent = False
+                for outcome in outcomes:
+                    call = outcome.call
+                    if call.status in ("truncated", "invalid") or outcome.status == "invalid_args":
+                        key = outcome.result.name or call.name
+                        invalid[key] = invalid.get(key, 0) + 1
+                        spent = spent or invalid[key] > self.invalid_retries
+                    yield ToolReplied(outcome)
+                if answer.error is not None:
+                    result.stop, result.error = "upstream_error", answer.error
+                    break
+                if limit is not None:
+                    result.stop = limit
+                    break
+                if spent:
+                    result.stop = "invalid_retries"
+                    break
+                if self.max_turns is not None and result.turns >= self.max_turns:
+                    result.stop = "max_turns"
+                    break
+        except (anyio.get_cancelled_exc_class(), GeneratorExit, KeyboardInterrupt):
+            if turn is not None:
+                self._settle(turn, messages, result, task)
+            result.stop = "cancelled"
+            raise
         yield RunFinished(result)
+
+    def _limit(self, usage: Usage, ran: int, calls: int) -> tuple[StopReason | None, str, int]:
+        """The limit this turn's calls reach, if any: its stop reason, why it keeps
+        calls from running, and how many of the ``calls`` may still run."""
+        used_in = usage.input_tokens or 0
+        used_out = usage.output_tokens or 0
+        budgets: tuple[tuple[StopReason, int, int | None, str], ...] = (
+            ("max_input_tokens", used_in, self.max_input_tokens, "input"),
+            ("max_output_tokens", used_out, self.max_output_tokens, "output"),
+            ("max_total_tokens", used_in + used_out, self.max_total_tokens, "total"),
+        )
+        for stop, used, budget, kind in budgets:
+            if budget is not None and used >= budget:
+                return stop, f"the run's budget of {budget} {kind} tokens is spent ({used})", 0
+        if self.max_tool_calls is not None and ran + calls > self.max_tool_calls:
+            why = f"the run's limit of {self.max_tool_calls} tool calls is reached"
+            return "max_tool_calls", why, self.max_tool_calls - ran
+        return None, "", calls
+
+    def _record_extra(self, usage: Usage | None) -> dict[str, Any]:
+        """What each call's audit record says of the model turn that made it."""
+        extra: dict[str, Any] = {"model": self.client.model}
+        if usage is not None:
+            extra["turn_usage"] = {
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "reasoning_tokens": usage.reasoning_tokens,
+            }
+        return extra
+
+    def _settle(
+        self, turn: _Turn, messages: list[dict[str, Any]], result: RunResult, task: str
+    ) -> None:
+        """A turn the run left mid-way goes into the history whole: the text so far,
+        the calls parsed so far, each with one reply and one record (``cancelled``
+        unless it had finished)."""
+        if turn.calls is None:
+            turn.calls = unique_ids(turn.answer.calls, turn.number, used_ids(messages))
+        for i, call in enumerate(turn.calls):
+            if i not in turn.done:  # never handed to the engine (the engine records its own)
+                turn.done[i] = self.engine.decline(
+                    call,
+                    cancelled_reply(call.name, started=False),
+                    status="cancelled",
+                    reason="cancelled",
+                    task_id=task,
+                    turn=turn.number,
+                    extra=self._record_extra(turn.answer.usage),
+                )
+        result.text = turn.answer.text
+        turn.commit(messages, result, cancelled=True)
 
     async def _ask(
         self, messages: list[dict[str, Any]], turn: int, answer: _Answer
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """One model turn: send the history, read the answer into ``answer``."""
         specs = self.engine.registry.specs()
         body: dict[str, Any] = {
@@ -192,7 +344,8 @@ class Agent:
                     for event in answer.take(parser.feed(chunk), emitter, thinking, turn):
                         yield event
             finally:
-                await response.aclose()
+                with anyio.CancelScope(shield=True):  # closed even when cancelled
+                    await response.aclose()
         except UpstreamError as exc:
             answer.error = exc.message
         for event in answer.take(parser.close(), emitter, thinking, turn):
@@ -244,40 +397,40 @@ class _Answer:
         return out
 
 
-def _unique_ids(calls: list[ToolCall], turn: int) -> list[ToolCall]:
-    """Each call under an id of its own: a missing or repeated id (F32: local servers
-    send ``call_0`` for every call) would give two replies the same id."""
-    seen: set[str] = set()
-    out: list[ToolCall] = []
-    for i, call in enumerate(calls):
-        if not call.id or call.id in seen:
-            call = dataclasses.replace(call, id=f"call_t{turn}_{i}")
-        seen.add(call.id or "")
-        out.append(call)
-    return out
+class _Turn:
+    """A turn in progress: its answer, its calls under their ids in the history, and
+    each call's result as it comes (from the engine, or a decline)."""
 
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.answer = _Answer()
+        self.calls: list[ToolCall] | None = None
+        self.done: dict[int, ToolResult] = {}
 
-def _assistant_message(text: str, calls: list[ToolCall]) -> dict[str, Any]:
-    """The model's turn as the next request carries it: arguments as the repaired JSON
-    (a call with none fit to send, truncated or unreadable, as ``{}``)."""
-    return {
-        "role": "assistant",
-        "content": text or None,
-        "tool_calls": [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {
-                    "name": call.name,
-                    "arguments": dumps(call.arguments if call.arguments is not None else {}),
-                },
-            }
-            for call in calls
-        ],
-    }
+    def commit(
+        self, messages: list[dict[str, Any]], result: RunResult, *, cancelled: bool
+    ) -> list[CallOutcome]:
+        """The turn into the history: the assistant message, then one reply per call."""
+        calls = self.calls or []
+        if not calls and not self.answer.text:
+            return []
+        results = [self.done[i] for i in range(len(calls))]
+        names = [r.name or c.name for c, r in zip(calls, results, strict=True)]
+        messages.append(assistant_message(self.answer.text, calls, names))
+        outcomes = []
+        for call, tool_result in zip(calls, results, strict=True):
+            reply = _reply(call, tool_result)
+            messages.append(tool_message(call.id, reply))
+            outcome = CallOutcome(self.number, call, tool_result, reply)
+            result.calls.append(outcome)
+            outcomes.append(outcome)
+        return outcomes
 
 
 def _reply(call: ToolCall, result: ToolResult) -> str:
+    if result.status == "cancelled":
+        # a call that reached its tool has an executor on its record
+        return cancelled_reply(result.name or call.name, result.record.executor is not None)
     if call.status == "truncated":
         return cut_off_reply(call.name)
     return result.content

@@ -93,6 +93,7 @@ class CallState:
     scope: anyio.CancelScope | None = None
     canonical: bytes | None = None  # the arguments as canonical JSON, once computed
     extra: dict[str, Any] = field(default_factory=dict)
+    cancelled_result: ToolResult | None = None  # the result of a call cancelled mid-run
 
     def end(self, status: Status, content: str, error_type: str | None = None) -> None:
         self.status = status
@@ -347,9 +348,13 @@ class ToolEngine:
         task_id: str | None = None,
         session_id: str | None = None,
         turn: int | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> ToolResult:
-        """Run one call through all phases and return its result (never raises for it)."""
+        """Run one call through all phases and return its result (never raises for it).
+        ``extra`` goes into the call's record (e.g. the model and its usage that turn)."""
         state = self._begin(call, task_id, session_id, turn)
+        if extra:
+            state.extra.update(extra)
         return await self._run(state)
 
     async def call(
@@ -377,17 +382,66 @@ class ToolEngine:
         task_id: str | None = None,
         session_id: str | None = None,
         turn: int | None = None,
+        extra: Mapping[str, Any] | None = None,
+        done: Callable[[int, ToolResult], None] | None = None,
     ) -> list[ToolResult]:
-        """Run a batch in parallel (within the concurrency limits); results in call order."""
+        """Run a batch in parallel (within the concurrency limits); results in call order.
+        ``done(i, result)`` is told of each call once it is recorded, also when the
+        batch is cancelled (the call's result then says ``cancelled`` unless it had
+        finished), so a cancelled caller still has every call's result."""
         results: list[ToolResult | None] = [None] * len(calls)
+        states = [self._begin(c, task_id, session_id, turn) for c in calls]
+        started = [False] * len(calls)
 
-        async def one(i: int, c: ToolCall | CallRequest) -> None:
-            results[i] = await self.execute(c, task_id=task_id, session_id=session_id, turn=turn)
+        async def one(i: int) -> None:
+            started[i] = True
+            state = states[i]
+            try:
+                results[i] = await self._run(state)
+            finally:
+                result = results[i] or state.cancelled_result
+                if done is not None and result is not None:
+                    done(i, result)
 
-        async with anyio.create_task_group() as tg:
-            for i, c in enumerate(calls):
-                tg.start_soon(one, i, c)
+        if extra:
+            for state in states:
+                state.extra.update(extra)
+        try:
+            async with anyio.create_task_group() as tg:
+                for i in range(len(calls)):
+                    tg.start_soon(one, i)
+        except BaseException:
+            # Cancelled before some calls began: they are recorded too (one record per call).
+            for i, state in enumerate(states):
+                if not started[i]:
+                    state.end("cancelled", f"The call to {state.name} was cancelled.", "cancelled")
+                    result = self._record(state)
+                    if done is not None:
+                        done(i, result)
+            raise
         return [r for r in results if r is not None]
+
+    def decline(
+        self,
+        call: ToolCall | CallRequest,
+        message: str,
+        *,
+        status: Literal["denied", "cancelled"] = "denied",
+        reason: str = "declined",
+        task_id: str | None = None,
+        session_id: str | None = None,
+        turn: int | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> ToolResult:
+        """Record a call its caller will not run (a run's limit was reached, the run
+        was cancelled before it started): one record, ``message`` as its content."""
+        state = self._begin(call, task_id, session_id, turn)
+        if extra:
+            state.extra.update(extra)
+        self._resolve(state)  # the record names the tool as resolved
+        state.decision = reason
+        state.end(status, message, reason)
+        return self._record(state)
 
     def cancel(self, call_id: str) -> bool:
         """Cancel a running (or queued) call; its result has status ``cancelled``."""
@@ -527,7 +581,7 @@ class ToolEngine:
                 state.output = None
                 state.end("cancelled", f"The call to {state.name} was cancelled.", "cancelled")
             with anyio.CancelScope(shield=True):
-                await self._record_async(state)
+                state.cancelled_result = await self._record_async(state)
             raise
         except KeyboardInterrupt:
             # The user's interrupt, not the tool's error: record the call, then let
@@ -535,7 +589,7 @@ class ToolEngine:
             state.output = None
             message = f"The call to {state.name} was interrupted."
             state.end("cancelled", message, "KeyboardInterrupt")
-            self._record(state)
+            state.cancelled_result = self._record(state)
             raise
         except Exception as exc:  # an engine or hook bug must not lose the record
             log.exception("engine failure in call %s", state.call_id)
@@ -839,7 +893,8 @@ class ToolEngine:
         """As ``_record``; large texts are counted in a worker thread, off the loop."""
         texts = self._prepare(state)
         if texts.work() > OFF_LOOP_CHARS:
-            await anyio.to_thread.run_sync(texts.count)
+            with anyio.CancelScope(shield=True):  # a cancelled caller still gets its record
+                await anyio.to_thread.run_sync(texts.count)
         else:
             texts.count()
         return self._write(state, texts)
