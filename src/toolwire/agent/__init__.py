@@ -1,5 +1,6 @@
 """The conversation loop: a model, its tools and the engine, turn after turn."""
 
+from toolwire.agent.connect import open_agent
 from toolwire.agent.emitter import TextEmitter
 from toolwire.agent.events import (
     AgentEvent,
@@ -14,7 +15,8 @@ from toolwire.agent.events import (
     ToolStarted,
     TurnFinished,
 )
-from toolwire.agent.loop import Agent, cut_off_reply
+from toolwire.agent.history import check_history
+from toolwire.agent.loop import Agent, cancelled_reply, cut_off_reply, limit_reply
 
 __all__ = [
     "Agent",
@@ -30,5 +32,9 @@ __all__ = [
     "ToolReplied",
     "ToolStarted",
     "TurnFinished",
+    "cancelled_reply",
+    "check_history",
     "cut_off_reply",
+    "limit_reply",
+    "open_agent",
 ]
