@@ -622,7 +622,8 @@ class ToolEngine:
                 )
                 return
             tool = registry[match.name]
-            if match.repair:
+            # the parser may have named this repair already (it normalizes names too)
+            if match.repair and match.repair not in state.repairs:
                 state.repairs.append(match.repair)
         state.tool = tool
         state.name = tool.name
