@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from typer.testing import CliRunner
 
 from toolwire.agent import (
     Agent,
@@ -20,6 +22,8 @@ from toolwire.agent import (
     check_history,
 )
 from toolwire.audit.sinks import MemorySink
+from toolwire.audit.sqlite import SQLiteSink, read_sqlite
+from toolwire.cli import app
 from toolwire.engine import ToolEngine
 from toolwire.replay import Script, chat_chunk, text_stream
 from toolwire.tools import tool
@@ -287,3 +291,42 @@ async def test_finished_runs_stop_for_anything_but_a_cancel() -> None:
         agent = make_agent(up, MemorySink())
         events = [e async for e in agent.stream("hi")]
     assert isinstance(events[-1], RunFinished) and events[-1].result is agent.last_result
+
+
+def test_the_audit_report_shows_tokens_per_solved_task_from_the_runs_usage(
+    tmp_path: Path,
+) -> None:
+    """One task per run, in a real SQLite audit file: each record carries the wire's
+    repairs, the turn and that turn's usage; ``toolwire audit report`` gives TPST from
+    the usage the server reported (not an estimate)."""
+    db = tmp_path / "audit.db"
+    python_args = calls_answer(("c1", "add", "{'a': 1, 'b': 2}"))
+
+    async def both() -> tuple[str, str]:
+        engine = ToolEngine([add, slow], sinks=[SQLiteSink(db)])
+        with serve(python_args, text_stream(["3."])) as up:
+            solved = await Agent(client_for(up), engine).run("add", solved=True)
+        with serve(text_stream(["no"])) as up:
+            agent = Agent(client_for(up), engine)
+            unsolved = await agent.run("?", solved=lambda result: "3" in result.text)
+        engine.close()
+        return solved.task_id, unsolved.task_id
+
+    solved_id, unsolved_id = anyio.run(both)
+    records, tasks = read_sqlite(db)
+    [record] = records
+    assert record.task_id == solved_id and record.turn == 1
+    assert record.repairs and record.status == "ok"
+    assert record.extra["turn_usage"] == {
+        "input_tokens": 40,
+        "output_tokens": 12,
+        "reasoning_tokens": None,
+    }
+    assert (tasks[solved_id].status, tasks[unsolved_id].status) == ("solved", "failed")
+    assert tasks[solved_id].reported_tokens == 40 + 12 + 20 + 1
+    out = CliRunner().invoke(app, ["audit", "report", "--db", str(db), "--json"])
+    assert out.exit_code == 0, out.output
+    summary = json.loads(out.stdout)["tasks"]
+    assert summary["estimated_tasks"] == 0
+    assert (summary["solved"], summary["failed"]) == (1, 1)
+    assert summary["tokens_per_solved_task"] == 40 + 12 + 20 + 1 + 20 + 1
