@@ -67,6 +67,19 @@ def chat(
         ),
     ] = None,
     max_turns: Annotated[int, typer.Option("--max-turns", metavar="N", min=1)] = 20,
+    max_tool_calls: Annotated[
+        int | None,
+        typer.Option("--max-tool-calls", metavar="N", min=0, help="Tool calls a run may make."),
+    ] = None,
+    token_budget: Annotated[
+        int | None,
+        typer.Option(
+            "--token-budget",
+            metavar="N",
+            min=1,
+            help="Model tokens (input + output, as the server reports them) a run may spend.",
+        ),
+    ] = None,
     audit: AuditOption = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object for the run, not its text.")
@@ -110,7 +123,14 @@ def chat(
             engine = ToolEngine(found, sinks=sinks)
             stack.callback(engine.close)
             stack.push_async_callback(client.aclose)
-            agent = Agent(client, engine, max_turns=max_turns, text_format=text_format)
+            agent = Agent(
+                client,
+                engine,
+                max_turns=max_turns,
+                max_tool_calls=max_tool_calls,
+                max_total_tokens=token_budget,
+                text_format=text_format,
+            )
             async for event in agent.stream(prompt):
                 if isinstance(event, TextOut) and not as_json:
                     sys.stdout.write(event.text)
