@@ -9,13 +9,14 @@ import anyio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.agent import Agent
+from toolwire.agent import Agent, RunResult, check_history
 from toolwire.audit.sinks import MemorySink
 from toolwire.client import ModelClient, RetryPolicy
 from toolwire.engine import ToolEngine
-from toolwire.replay import DONE, ReplayServer, Script, chat_chunk, text_stream, usage_chunk
+from toolwire.replay import DONE, ReplayServer, Script, chat_chunk, usage_chunk
 
 from .chat_tools import add
+from .upstream import ByTurn
 
 # arguments a model may send: as JSON, as a Python dict, of the wrong type, unreadable
 ARGUMENTS = ['{"a": 1, "b": 2}', "{'a': 1, 'b': 2}", '{"a": "one", "b": 2}', "{a: 1, b"]
@@ -32,37 +33,43 @@ def answer(calls: list[str], with_ids: bool) -> Script:
     return Script([*chunks, chat_chunk({}, "tool_calls"), usage_chunk(10, 5), DONE])
 
 
-class ByTurn:
-    """Answers by the number of assistant messages in the request."""
-
-    def __init__(self, turns: list[Script]) -> None:
-        self.turns = turns
-
-    def __call__(self, body: Any) -> Script:
-        done = sum(1 for m in body["messages"] if m["role"] == "assistant")
-        return self.turns[done] if done < len(self.turns) else Script(text_stream(["end"]))
-
-
 @settings(max_examples=12, deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from(ARGUMENTS), min_size=1, max_size=4), max_size=3),
     st.booleans(),
+    st.one_of(st.none(), st.integers(min_value=0, max_value=6)),
 )
-def test_g5_every_call_gets_one_reply_in_order(turns: list[list[str]], with_ids: bool) -> None:
+def test_g5_every_call_gets_one_reply_in_order(
+    turns: list[list[str]], with_ids: bool, max_tool_calls: int | None
+) -> None:
+    """Ids as sent repeat every turn (F32) when given; a tool call limit may cut the
+    run short, declining calls: every call still has one reply and one record."""
     scripts = [answer(calls, with_ids) for calls in turns]
+    sink = MemorySink()
 
-    async def run() -> None:
+    async def run() -> RunResult:
         client = ModelClient("openai-chat", up.url, model="m", retry=RetryPolicy(attempts=1))
-        agent = Agent(client, ToolEngine([add], sinks=[MemorySink()]), invalid_retries=100)
+        engine = ToolEngine([add], sinks=[sink])
+        agent = Agent(client, engine, invalid_retries=100, max_tool_calls=max_tool_calls)
         result = await agent.run("go")
         await client.aclose()
-        assert result.stop == "done"
+        return result
 
     with ReplayServer({"m": ByTurn(scripts)}) as up:
-        anyio.run(run)
+        result = anyio.run(run)
         requests = [r.body for r in up.requests]
-    assert len(requests) == len(turns) + 1
-    for turn, calls in enumerate(turns):
+    total = sum(len(calls) for calls in turns)
+    if max_tool_calls is not None and total > max_tool_calls:
+        assert result.stop == "max_tool_calls"
+        turns = turns[: len(requests)]
+    else:
+        assert result.stop == "done"
+        assert len(requests) == len(turns) + 1
+    check_history(result.messages)
+    ids = [c["id"] for m in result.messages for c in m.get("tool_calls") or []]
+    assert len(set(ids)) == len(ids) == len(sink.records)
+    assert sorted(ids) == sorted(r.call_id or "" for r in sink.records)
+    for turn, calls in enumerate(turns[: len(requests) - 1]):
         messages = requests[turn + 1]["messages"]
         assistants = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
         at = assistants[turn]
