@@ -240,7 +240,7 @@ class Agent:
                     extra=extra,
                     done=turn.done.__setitem__,
                 )
-                outcomes = turn.commit(messages, result, cancelled=False)
+                outcomes = turn.commit(messages, result)
                 turn = None
                 spent = False
                 for outcome in outcomes:
@@ -318,7 +318,7 @@ class Agent:
                     extra=self._record_extra(turn.answer.usage),
                 )
         result.text = turn.answer.text
-        turn.commit(messages, result, cancelled=True)
+        turn.commit(messages, result)
 
     async def _ask(
         self, messages: list[dict[str, Any]], turn: int, answer: _Answer
@@ -407,9 +407,7 @@ class _Turn:
         self.calls: list[ToolCall] | None = None
         self.done: dict[int, ToolResult] = {}
 
-    def commit(
-        self, messages: list[dict[str, Any]], result: RunResult, *, cancelled: bool
-    ) -> list[CallOutcome]:
+    def commit(self, messages: list[dict[str, Any]], result: RunResult) -> list[CallOutcome]:
         """The turn into the history: the assistant message, then one reply per call."""
         calls = self.calls or []
         if not calls and not self.answer.text:
