@@ -5,12 +5,12 @@ replay server; checked on what the model receives on the next turn."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gitrepo import make_git_repo
 
 from toolwire.agent import open_agent
 from toolwire.audit.sinks import MemorySink
@@ -18,7 +18,7 @@ from toolwire.replay import Script, sse_messages, text_stream
 from toolwire.replay.recorded import read_cases
 from toolwire.tools import tool
 
-from .upstream import calls_answer, client_for, replies, serve
+from .scripted import calls_answer, client_for, replies, serve
 
 pytestmark = pytest.mark.anyio
 
@@ -41,12 +41,7 @@ def get_weather(city: str, unit: str = "celsius", days: int = 1) -> str:
 
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Path:
-    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    (tmp_path / "a.txt").write_text("one\n")
-    subprocess.run([*git, "add", "a.txt"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "first commit"], check=True)
-    return tmp_path
+    return make_git_repo(tmp_path, "first commit")
 
 
 def mcp_config(repo: Path) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from toolwire.cli import app
 from toolwire.replay import text_stream
 
-from .upstream import calls_answer, serve
+from .scripted import calls_answer, serve
 
 runner = CliRunner()
 

@@ -16,7 +16,7 @@ from toolwire.engine import ToolEngine
 from toolwire.replay import DONE, ReplayServer, Script, chat_chunk, usage_chunk
 
 from .chat_tools import add
-from .upstream import ByTurn
+from .scripted import ByTurn
 
 # arguments a model may send: as JSON, as a Python dict, of the wrong type, unreadable
 ARGUMENTS = ['{"a": 1, "b": 2}', "{'a': 1, 'b': 2}", '{"a": "one", "b": 2}', "{a: 1, b"]

@@ -28,7 +28,7 @@ from toolwire.engine import ToolEngine
 from toolwire.replay import Script, chat_chunk, text_stream
 from toolwire.tools import tool
 
-from .upstream import calls_answer, client_for, replies, serve
+from .scripted import calls_answer, client_for, replies, serve
 
 pytestmark = pytest.mark.anyio
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from gitrepo import make_git_repo
 
 from toolwire.audit import MemorySink
 from toolwire.engine import ToolEngine
@@ -36,13 +37,7 @@ async def time_server() -> AsyncIterator[MCPToolset]:
 
 @pytest.fixture(scope="module")
 def git_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = tmp_path_factory.mktemp("repo")
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    (repo / "a.txt").write_text("one\n")
-    subprocess.run([*git, "add", "a.txt"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "first"], check=True)
-    return repo
+    return make_git_repo(tmp_path_factory.mktemp("repo"))
 
 
 @pytest.fixture(scope="module")
