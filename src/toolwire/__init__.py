@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from toolwire.agent import Agent
+    from toolwire.agent import Agent, open_agent
     from toolwire.audit import (
         ExecutionRecord,
         JSONLSink,
@@ -82,6 +82,7 @@ _HOMES = {
     # running tools
     "ToolEngine": "toolwire.engine",
     "Agent": "toolwire.agent",
+    "open_agent": "toolwire.agent",
     "ModelClient": "toolwire.client",
     "ToolResult": "toolwire.engine",
     "tool": "toolwire.tools",
@@ -129,6 +130,7 @@ __all__ = [
     "convert_stream",
     "encode_response",
     "load_mcp_config",
+    "open_agent",
     "parse_stream",
     "repair_json",
     "tool",
