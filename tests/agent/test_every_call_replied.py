@@ -3,6 +3,8 @@ in call order, on the next request."""
 
 from __future__ import annotations
 
+import json
+from contextlib import aclosing
 from typing import Any
 
 import anyio
@@ -79,3 +81,42 @@ def test_g5_every_call_gets_one_reply_in_order(
         assert [(m["role"], m["tool_call_id"]) for m in replies] == [("tool", i) for i in ids]
         after = messages[at + 1 + len(ids) :]
         assert not after or after[0]["role"] == "assistant"
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(ARGUMENTS), min_size=1, max_size=3), min_size=1, max_size=3),
+    st.integers(min_value=0, max_value=30),
+)
+def test_g5_a_run_closed_at_any_event_leaves_every_call_one_reply_and_one_record(
+    turns: list[list[str]], stop_after: int
+) -> None:
+    """The caller stops iterating after any number of events (``aclose``): the run's
+    history in ``last_result`` has one reply per call and the audit one record per
+    call, and the history resumes (the next request is accepted as it is)."""
+    scripts = [answer(calls, True) for calls in turns]
+    sink = MemorySink()
+
+    async def run() -> tuple[RunResult, RunResult]:
+        client = ModelClient("openai-chat", up.url, model="m", retry=RetryPolicy(attempts=1))
+        agent = Agent(client, ToolEngine([add], sinks=[sink]), invalid_retries=100)
+        async with aclosing(agent.stream("go")) as events:
+            seen = 0
+            async for _ in events:
+                seen += 1
+                if seen > stop_after:
+                    break
+        cut = agent.last_result
+        assert cut is not None
+        resumed = await agent.run("go on", history=json.loads(json.dumps(cut.messages)))
+        await client.aclose()
+        return cut, resumed
+
+    with ReplayServer({"m": ByTurn(scripts)}) as up:
+        cut, resumed = anyio.run(run)
+    check_history(cut.messages)
+    check_history(resumed.messages)
+    ids = [c["id"] for m in resumed.messages for c in m.get("tool_calls") or []]
+    assert len(set(ids)) == len(ids)
+    assert sorted(ids) == sorted(r.call_id or "" for r in sink.records)
+    assert resumed.stop == "done"
