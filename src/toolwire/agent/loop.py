@@ -33,6 +33,7 @@ from toolwire.agent.events import (
     ToolStarted,
     TurnFinished,
 )
+from toolwire.audit.tracing import AgentSpan, ChatSpan
 from toolwire.client import ModelClient, UpstreamError
 from toolwire.engine import ToolEngine
 from toolwire.engine.results import ToolResult
@@ -120,13 +121,26 @@ class Agent:
             messages.append({"role": "system", "content": self.system})
         messages.append({"role": "user", "content": prompt})
         result = RunResult(text="", stop="done", turns=0, task_id=task, messages=messages)
+        run_span = AgentSpan(model=self._model(), task_id=task)
         invalid: dict[str, int] = {}
         while True:
             result.turns += 1
             turn = result.turns
             answer = _Answer()
+            chat_span = ChatSpan(
+                model=self._model(),
+                wire=self.client.format,
+                base_url=self.client.base_url,
+                conversation_id=task,
+                parent=run_span.context,
+            )
             async for event in self._ask(messages, turn, answer):
                 yield event
+            chat_span.finish(
+                usage=answer.usage,
+                finish_reasons=[answer.finish_reason] if answer.finish_reason else [],
+                error=answer.error,
+            )
             result.usage_per_turn.append(answer.usage)
             if answer.usage is not None:
                 self.engine.add_usage(task, answer.usage)
@@ -166,7 +180,11 @@ class Agent:
             if turn >= self.max_turns:
                 result.stop = "max_turns"
                 break
+        run_span.finish(stop=result.stop, usage=result.usage, error=result.error)
         yield RunFinished(result)
+
+    def _model(self) -> str:
+        return str(self.client.model or self.request.get("model", "model"))
 
     async def _ask(
         self, messages: list[dict[str, Any]], turn: int, answer: _Answer
@@ -175,7 +193,7 @@ class Agent:
         specs = self.engine.registry.specs()
         body: dict[str, Any] = {
             **self.request,
-            "model": self.client.model or self.request.get("model", "model"),
+            "model": self._model(),
             "messages": messages,
             "stream": True,
         }
