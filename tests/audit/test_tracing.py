@@ -46,15 +46,27 @@ ANSWER = [chat_chunk({"content": "Sunny."}), chat_chunk({}, "stop"), usage_chunk
 _EXPORTER = InMemorySpanExporter()
 
 
+class WhileTesting(SimpleSpanProcessor):
+    """Exports only while this module runs: the global provider outlives it."""
+
+    enabled = True
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if self.enabled:
+            super().on_end(span)
+
+
 @pytest.fixture(scope="module", autouse=True)
-def provider() -> TracerProvider:
+def provider() -> Iterator[TracerProvider]:
     """The process's tracer provider (set once; the API allows no second one)."""
     current = trace.get_tracer_provider()
     if not isinstance(current, TracerProvider):
         current = TracerProvider()
         trace.set_tracer_provider(current)
-    current.add_span_processor(SimpleSpanProcessor(_EXPORTER))
-    return current
+    processor = WhileTesting(_EXPORTER)
+    current.add_span_processor(processor)
+    yield current
+    processor.enabled = False
 
 
 @pytest.fixture
