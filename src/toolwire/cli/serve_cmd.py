@@ -131,13 +131,17 @@ def prepare(settings: ServeSettings) -> Serving:
     except ConfigError as exc:
         raise ServeError(str(exc)) from None
     sink: AuditSink | None = None
+    path: Path | None = None
     if audit != "none":
         path = Path(audit) if audit else default_audit_path()
         try:
             sink = SQLiteSink(path)
         except Exception as exc:  # sqlite3 errors: unwritable path, not a database
             raise ServeError(f"cannot open the audit database {path}: {exc}") from None
-    return Serving(dataclasses.replace(config, audit=sink), host, port, sink)
+    location = str(path) if sink is not None else None
+    return Serving(
+        dataclasses.replace(config, audit=sink, audit_location=location), host, port, sink
+    )
 
 
 def worker_app() -> Starlette:
