@@ -17,6 +17,16 @@ from toolwire.audit.report import AuditReport, ModelStats, build_model_report, b
 from toolwire.audit.sqlite import default_audit_path
 from toolwire.cli.io import command_group, fail
 
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        metavar="FILE",
+        help="Audit SQLite file (or a .jsonl audit file) [default: "
+        "$TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
+    ),
+]
+
 app = command_group("Reports over the audit trail of tool calls.")
 
 
@@ -27,15 +37,7 @@ def main() -> None:
 
 @app.command("report")
 def report(
-    db: Annotated[
-        Path | None,
-        typer.Option(
-            "--db",
-            metavar="FILE",
-            help="Audit SQLite file (or a .jsonl audit file) [default: "
-            "$TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
-        ),
-    ] = None,
+    db: DbOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     by: Annotated[
         str,
@@ -139,15 +141,7 @@ def _print_models(calls: int, models: list[ModelStats]) -> None:
 
 @app.command("serve")
 def serve_page(
-    db: Annotated[
-        Path | None,
-        typer.Option(
-            "--db",
-            metavar="FILE",
-            help="Audit SQLite file (or a .jsonl audit file) [default: "
-            "$TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
-        ),
-    ] = None,
+    db: DbOption = None,
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port")] = 8790,
     api_key: Annotated[
