@@ -46,6 +46,26 @@ def ensure_env() -> None:
     STAMP.write_text(digest)
 
 
+# Programs the tests drive that come from the system, not PyPI: command -> Debian package.
+SYSTEM_PROGRAMS = {"chromium": "chromium"}
+
+
+def ensure_system_programs() -> None:
+    """Install the missing ones with apt-get when this is Debian and we are root;
+    otherwise the tests that need them fail and say how to install them."""
+    import shutil
+
+    missing = sorted({pkg for cmd, pkg in SYSTEM_PROGRAMS.items() if shutil.which(cmd) is None})
+    if not missing or shutil.which("apt-get") is None or getattr(os, "geteuid", lambda: 1)() != 0:
+        return
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for cmd in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *missing]):
+        print("+", " ".join(cmd), flush=True)
+        if subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL).returncode != 0:
+            print(f"dev.py: could not install {' '.join(missing)}", file=sys.stderr)
+            return
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     rest = argv[1:]
@@ -54,6 +74,7 @@ def main(argv: list[str]) -> int:
         return run(BIN / "toolwire", "demo", *rest, check=False)
     if command == "test":
         ensure_env()
+        ensure_system_programs()
         failed = run(BIN / "ruff", "check", "src", "tests", "bench", check=False)
         failed |= run(BIN / "mypy", "--strict", "src/toolwire", check=False)
         failed |= run(PY, "-m", "pytest", *rest, check=False)

@@ -45,6 +45,7 @@ from toolwire.agent.history import (
     unique_ids,
     used_ids,
 )
+from toolwire.audit.tracing import AgentSpan, ChatSpan
 from toolwire.client import ModelClient, UpstreamError
 from toolwire.engine import ToolEngine
 from toolwire.engine.results import ToolResult
@@ -188,6 +189,7 @@ class Agent:
         task = self.engine.start_task(task_id)
         result = RunResult(text="", stop="done", turns=0, task_id=task, messages=messages)
         self.last_result = result
+        run_span = AgentSpan(model=self._model(), task_id=task)
         taken = used_ids(messages)
         first = sum(1 for m in messages if m.get("role") == "assistant")
         invalid: dict[str, int] = {}
@@ -198,9 +200,23 @@ class Agent:
                 result.turns += 1
                 turn = _Turn(first + result.turns)
                 answer = turn.answer
-                async with aclosing(self._ask(messages, turn.number, answer)) as asking:
-                    async for event in asking:
-                        yield event
+                chat_span = ChatSpan(
+                    model=self._model(),
+                    wire=self.client.format,
+                    base_url=self.client.base_url,
+                    conversation_id=task,
+                    parent=run_span.context,
+                )
+                try:
+                    async with aclosing(self._ask(messages, turn.number, answer)) as asking:
+                        async for event in asking:
+                            yield event
+                finally:  # (cancelled too: the span ends with what was read)
+                    chat_span.finish(
+                        usage=answer.usage,
+                        finish_reasons=[answer.finish_reason] if answer.finish_reason else [],
+                        error=answer.error,
+                    )
                 result.usage_per_turn.append(answer.usage)
                 if answer.usage is not None:
                     self.engine.add_usage(task, answer.usage)
@@ -266,8 +282,13 @@ class Agent:
             if turn is not None:
                 self._settle(turn, messages, result, task)
             result.stop = "cancelled"
+            run_span.finish(stop=result.stop, usage=result.usage)
             raise
+        run_span.finish(stop=result.stop, usage=result.usage, error=result.error)
         yield RunFinished(result)
+
+    def _model(self) -> str:
+        return str(self.client.model or self.request.get("model", "model"))
 
     def _limit(self, usage: Usage, ran: int, calls: int) -> tuple[StopReason | None, str, int]:
         """The limit this turn's calls reach, if any: its stop reason, why it keeps
@@ -289,7 +310,7 @@ class Agent:
 
     def _record_extra(self, usage: Usage | None) -> dict[str, Any]:
         """What each call's audit record says of the model turn that made it."""
-        extra: dict[str, Any] = {"model": self.client.model}
+        extra: dict[str, Any] = {"model": self._model()}
         if usage is not None:
             extra["turn_usage"] = {
                 "input_tokens": usage.input_tokens,
@@ -327,7 +348,7 @@ class Agent:
         specs = self.engine.registry.specs()
         body: dict[str, Any] = {
             **self.request,
-            "model": self.client.model or self.request.get("model", "model"),
+            "model": self._model(),
             "messages": messages,
             "stream": True,
         }

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolwire.audit.record import ExecutionRecord, TaskRecord
+from toolwire.audit.tracing import run_context
 
 
 class OTelSink:
@@ -30,6 +31,7 @@ class OTelSink:
             kind=trace.SpanKind.INTERNAL,
             attributes=record.to_otel_attributes(),
             start_time=start_ns,
+            context=run_context(record.task_id),  # under its run's span, if any
         )
         if record.status not in ("ok", "pending_approval"):
             span.set_status(trace.Status(trace.StatusCode.ERROR, record.error_message))

@@ -12,10 +12,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from toolwire.audit.readers import read_audit
 from toolwire.audit.report import AuditReport, ModelStats, build_model_report, build_report
-from toolwire.audit.sinks import read_jsonl
-from toolwire.audit.sqlite import default_audit_path, read_sqlite
+from toolwire.audit.sqlite import default_audit_path
 from toolwire.cli.io import command_group, fail
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        metavar="FILE",
+        help="Audit SQLite file (or a .jsonl audit file) [default: "
+        "$TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
+    ),
+]
 
 app = command_group("Reports over the audit trail of tool calls.")
 
@@ -27,15 +37,7 @@ def main() -> None:
 
 @app.command("report")
 def report(
-    db: Annotated[
-        Path | None,
-        typer.Option(
-            "--db",
-            metavar="FILE",
-            help="Audit SQLite file (or a .jsonl audit file) [default: "
-            "$TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
-        ),
-    ] = None,
+    db: DbOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     by: Annotated[
         str,
@@ -53,7 +55,7 @@ def report(
         fail(f"--by {by!r}: give tool or model")
     path = db or default_audit_path()
     try:
-        records, tasks = read_jsonl(path) if path.suffix == ".jsonl" else read_sqlite(path)
+        records, tasks = read_audit(path)
     except (OSError, ValueError) as exc:
         Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
@@ -135,3 +137,40 @@ def _print_models(calls: int, models: list[ModelStats]) -> None:
             ", ".join(f"{name} {n}" for name, n in m.top_repairs.items()) or "-",
         )
     Console().print(table)
+
+
+@app.command("serve")
+def serve_page(
+    db: DbOption = None,
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8790,
+    api_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--api-key",
+            metavar="KEY",
+            help="A key the browser must give (as the password when it asks); repeatable. "
+            "Without one, only a loopback address is served.",
+        ),
+    ] = None,
+) -> None:
+    """Serve the audit page: calls per model by status over time, repair kinds per
+    model, truncations held back, tokens per solved task, the slowest tools, the
+    latest invalid and truncated calls. Its data is JSON at /api/dashboard."""
+    from toolwire.httpkeys import LOOPBACK_HOSTS
+
+    keys = tuple(api_key or ())
+    if not keys and host not in LOOPBACK_HOSTS:
+        fail(f"refusing to serve {host} without a key (give --api-key, or use 127.0.0.1)")
+    path = db or default_audit_path()
+    try:
+        read_audit(path)  # fail now, in one line, rather than on the page
+    except (OSError, ValueError) as exc:
+        fail(str(exc))
+    import uvicorn
+
+    from toolwire.dashboard import create_dashboard_app
+
+    page = create_dashboard_app(lambda: read_audit(path), keys=keys)
+    typer.echo(f"toolwire: the audit page of {path} is at http://{host}:{port}/")
+    uvicorn.run(page, host=host, port=port, log_level="warning")

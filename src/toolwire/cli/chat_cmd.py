@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import anyio
 import typer
 
-from toolwire.cli.io import AuditOption, ToolsOption, audit_sinks, fail, print_json
+from toolwire.cli.io import AuditOption, OtlpOption, ToolsOption, audit_sinks, fail, print_json
 
 if TYPE_CHECKING:  # the agent is imported when the command runs
     from toolwire.agent import RunResult
@@ -81,6 +81,7 @@ def chat(
         ),
     ] = None,
     audit: AuditOption = None,
+    otlp_endpoint: OtlpOption = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object for the run, not its text.")
     ] = False,
@@ -110,7 +111,7 @@ def chat(
         )
     except ValueError as exc:
         fail(str(exc))
-    sinks = audit_sinks(audit)
+    sinks = audit_sinks(audit, otlp_endpoint, "toolwire-chat")
 
     async def run() -> RunResult:
         async with AsyncExitStack() as stack:

@@ -35,19 +35,56 @@ AuditOption = Annotated[
     ),
 ]
 
+OtlpOption = Annotated[
+    str | None,
+    typer.Option(
+        "--otlp-endpoint",
+        metavar="URL",
+        help="Export OpenTelemetry spans over OTLP/HTTP to URL (…/v1/traces) [default: "
+        "$OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or $OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces].",
+    ),
+]
 
-def audit_sinks(audit: str | None) -> list[AuditSink]:
+
+def start_tracing(endpoint: str | None, service_name: str) -> Any:
+    """The tracer provider for ``--otlp-endpoint`` (or the standard variables), set as
+    the global one; None when neither asks for tracing. Missing packages: one line,
+    exit 2. Call ``shutdown()`` on it at exit to flush the last spans."""
+    from toolwire.audit.tracing import TracingUnavailable, configure_tracing, endpoint_from_env
+
+    endpoint = endpoint or endpoint_from_env()
+    if not endpoint:
+        return None
+    if not endpoint.startswith(("http://", "https://")):
+        fail(f"--otlp-endpoint must be an http(s) URL, got {endpoint!r}")
+    try:
+        return configure_tracing(endpoint, service_name=service_name)
+    except TracingUnavailable as exc:
+        fail(str(exc))
+
+
+def audit_sinks(
+    audit: str | None, otlp_endpoint: str | None = None, service_name: str = "toolwire"
+) -> list[AuditSink]:
     """The sinks ``--audit`` names: none for 'none', else the SQLite file (the default
-    path when not given); a file that cannot be used is one line and exit 2."""
+    path when not given); a file that cannot be used is one line and exit 2. With
+    tracing on (``--otlp-endpoint`` or the standard variables), also the OTel sink:
+    an ``execute_tool`` span per call."""
     import sqlite3
 
     from toolwire.audit.sqlite import SQLiteSink, default_audit_path
 
+    traced: list[AuditSink] = []
+    provider = start_tracing(otlp_endpoint, service_name)
+    if provider is not None:
+        from toolwire.audit.otel import OTelSink
+
+        traced.append(OTelSink(provider))
     if audit == "none":
-        return []
+        return traced
     path = Path(audit) if audit else default_audit_path()
     try:
-        return [SQLiteSink(path)]
+        return [SQLiteSink(path), *traced]
     except sqlite3.Error as exc:
         fail(f"cannot use {path} as the audit database: {exc}")
 

@@ -8,7 +8,14 @@ from typing import Annotated
 import anyio
 import typer
 
-from toolwire.cli.io import AuditOption, ToolsOption, audit_sinks, command_group, fail
+from toolwire.cli.io import (
+    AuditOption,
+    OtlpOption,
+    ToolsOption,
+    audit_sinks,
+    command_group,
+    fail,
+)
 
 app = command_group("An MCP server in front of MCP servers and Python tools.")
 
@@ -28,6 +35,7 @@ def serve_cmd(
     ] = None,
     tools: ToolsOption = None,
     audit: AuditOption = None,
+    otlp_endpoint: OtlpOption = None,
     policy: Annotated[
         Path | None,
         typer.Option(
@@ -84,7 +92,7 @@ def serve_cmd(
         policies = load_policy_file(policy) if policy is not None else None
     except (MCPConfigError, PythonToolsError, PolicyFileError) as exc:
         fail(str(exc))
-    sinks = audit_sinks(audit)
+    sinks = audit_sinks(audit, otlp_endpoint, "toolwire-mcp")
     try:
         anyio.run(
             lambda: serve(

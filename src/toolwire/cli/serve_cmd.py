@@ -21,7 +21,7 @@ import typer
 
 from toolwire.audit.sinks import AuditSink
 from toolwire.audit.sqlite import SQLiteSink, default_audit_path
-from toolwire.cli.io import fail
+from toolwire.cli.io import OtlpOption, fail, start_tracing
 from toolwire.gateway.config import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_UPSTREAM_KEY_ENV,
@@ -61,6 +61,7 @@ class ServeSettings:
     api_keys: tuple[str, ...] = ()
     max_streams_per_key: int | None = None
     requests_per_minute_per_key: int | None = None
+    otlp_endpoint: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -130,13 +131,17 @@ def prepare(settings: ServeSettings) -> Serving:
     except ConfigError as exc:
         raise ServeError(str(exc)) from None
     sink: AuditSink | None = None
+    path: Path | None = None
     if audit != "none":
         path = Path(audit) if audit else default_audit_path()
         try:
             sink = SQLiteSink(path)
         except Exception as exc:  # sqlite3 errors: unwritable path, not a database
             raise ServeError(f"cannot open the audit database {path}: {exc}") from None
-    return Serving(dataclasses.replace(config, audit=sink), host, port, sink)
+    location = str(path) if sink is not None else None
+    return Serving(
+        dataclasses.replace(config, audit=sink, audit_location=location), host, port, sink
+    )
 
 
 def worker_app() -> Starlette:
@@ -144,7 +149,9 @@ def worker_app() -> Starlette:
     settings the parent process checked, its audit sink closed when the worker stops."""
     from toolwire.gateway import create_app
 
-    serving = prepare(ServeSettings.from_json(os.environ[SETTINGS_ENV]))
+    settings = ServeSettings.from_json(os.environ[SETTINGS_ENV])
+    serving = prepare(settings)
+    start_tracing(settings.otlp_endpoint, "toolwire-gateway")  # checked by the parent
     app = create_app(serving.config)
     inner = app.router.lifespan_context
 
@@ -233,6 +240,7 @@ def serve(
             help="Server processes. Metrics and per-key limits are counted per process.",
         ),
     ] = 1,
+    otlp_endpoint: OtlpOption = None,
 ) -> None:
     """Serve OpenAI and Anthropic clients from any model server, every tool call repaired."""
     settings = ServeSettings(
@@ -248,6 +256,7 @@ def serve(
         api_keys=tuple(api_key or ()),
         max_streams_per_key=max_streams_per_key,
         requests_per_minute_per_key=requests_per_minute_per_key,
+        otlp_endpoint=otlp_endpoint,
     )
     try:
         serving = prepare(settings)
@@ -257,11 +266,13 @@ def serve(
 
     from toolwire.gateway import create_app
 
+    start_tracing(otlp_endpoint, "toolwire-gateway")
     served = ", ".join(f"{r.name} -> {r.upstream_url}" for r in serving.config.all_routes())
     each = f" ({workers} workers)" if workers > 1 else ""
     typer.echo(f"toolwire: serving on http://{serving.host}:{serving.port}{each}: {served}")
     if workers > 1:
-        # Each worker opens its own sink; this process only checked that it opens.
+        # Each worker opens its own sink and tracer provider; this process only
+        # checked that they open.
         if serving.sink is not None:
             serving.sink.close()
         os.environ[SETTINGS_ENV] = settings.to_json()

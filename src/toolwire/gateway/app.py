@@ -4,8 +4,9 @@ Routes: ``POST /v1/chat/completions`` (OpenAI clients), ``POST /v1/responses`` (
 Responses clients: Codex CLI), ``POST /v1/messages`` (Anthropic clients, ``?beta=true``
 too), ``POST /v1/messages/count_tokens``, ``GET /v1/models``,
 ``GET|HEAD /`` and ``/healthz``, ``GET /metrics`` (Prometheus; needs a gateway key
-when keys are set). Relayed requests count against their key's limits (``limits``):
-over one, the client gets 429 with ``Retry-After``. Every error reaches the client in
+when keys are set), ``/ui/`` (the audit page, when the audit is on; behind the
+keys). Relayed requests count against their key's limits (``limits``): over one,
+the client gets 429 with ``Retry-After``. Every error reaches the client in
 its own API's format; nothing escapes as a traceback.
 """
 
@@ -23,7 +24,7 @@ import orjson
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from toolwire.client import ModelClient, UpstreamError
@@ -297,7 +298,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         for client in clients.values():
             await client.aclose()
 
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
         Route("/v1/messages", messages, methods=["POST"]),
         Route("/v1/responses", responses, methods=["POST"]),
@@ -307,6 +308,13 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         Route("/healthz", health, methods=["GET", "HEAD"]),
         Route("/metrics", metrics_text, methods=["GET"]),
     ]
+    if config.audit_location is not None:
+        from toolwire.audit.readers import read_audit
+        from toolwire.dashboard import create_dashboard_app
+
+        location = config.audit_location
+        page = create_dashboard_app(lambda: read_audit(location), keys=config.api_keys)
+        routes.append(Mount("/ui", app=page))
     return Starlette(
         routes=routes,
         exception_handlers={404: not_found, 405: not_found, Exception: server_error},

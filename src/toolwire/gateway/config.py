@@ -59,7 +59,8 @@ class GatewayConfig:
     ``upstream_format``, ``upstream_key_env``, ``text_format``, ``timeouts`` and
     ``retry`` describe that upstream. ``aliases``: (pattern, route name), first match
     wins. ``api_keys``: the gateway's own keys; none means no check (and loopback
-    only). ``limits``: what each key may do (without keys, all clients share them)."""
+    only). ``limits``: what each key may do (without keys, all clients share them).
+    ``audit_location``: what ``audit`` writes to, read by the audit page at ``/ui``."""
 
     upstream_url: str | None = None
     upstream_format: str = "openai-chat"
@@ -74,6 +75,8 @@ class GatewayConfig:
     routes: tuple[ModelRoute, ...] = ()
     aliases: tuple[tuple[str, str], ...] = ()
     limits: KeyLimits = field(default_factory=KeyLimits)
+    # where the audit sink writes, for the page at /ui (None: no page)
+    audit_location: str | None = None
 
     def __post_init__(self) -> None:
         names = {route.name for route in self.routes}

@@ -29,9 +29,13 @@ from toolwire.cutoff import deliverable
 from toolwire.events import CallFinished, Event, ToolCall
 from toolwire.gateway.callids import client_call_id, fresh_call_id
 from toolwire.gateway.errors import Front
+from toolwire.jsontext import dumps
 from toolwire.providers.tooldefs import ToolNameMap
 
 UNREADABLE_KEY = "toolwire_unreadable_arguments"
+# Of an invalid or truncated call the record keeps the arguments, redacted, up to this
+# many characters: what the audit page shows of what went wrong.
+KEPT_ARGUMENTS_CHARS = 4096
 ERRORS_KEY = "toolwire_errors"
 _AUDIT_STATUS: dict[str, Status] = {
     "complete": "ok",
@@ -112,10 +116,19 @@ def call_record(
     call = passed.call
     # The same hash as the engine's: of the redacted arguments (or text, if unreadable);
     # error text is redacted by the same rules, as the engine's is.
+    kept: str | None = None  # the redacted arguments of a call that went wrong
     if call.arguments is not None:
-        digest: str | None = redact_arguments(call.arguments).sha256
+        redacted = redact_arguments(call.arguments)
+        digest: str | None = redacted.sha256
+        if call.status == "invalid":
+            kept = dumps(redacted.value)
+    elif call.raw_arguments:
+        redacted = redact_arguments_text(call.raw_arguments)
+        digest, kept = redacted.sha256, str(redacted.value)
     else:
-        digest = redact_arguments_text(call.raw_arguments).sha256 if call.raw_arguments else None
+        digest = None
+    if kept is not None and len(kept) > KEPT_ARGUMENTS_CHARS:
+        kept = kept[:KEPT_ARGUMENTS_CHARS] + "…"
     errors = tuple(redact_text(error, call.arguments) for error in call.errors)
     return ExecutionRecord(
         record_id=uuid.uuid4().hex,
@@ -130,6 +143,7 @@ def call_record(
         error_type=None if call.status in ("complete", "repaired") else call.status,
         error_message="; ".join(errors) or None,
         arguments_sha256=digest,
+        arguments=kept,
         repairs=call.repairs,
         validation_errors=errors,
         extra={

@@ -20,9 +20,10 @@ from typing import Any
 
 import anyio
 
+from toolwire.audit.tracing import ChatSpan
 from toolwire.client import ModelClient, UpstreamError, UpstreamResponse
 from toolwire.encoders import make_encoder
-from toolwire.events import Event, StreamError
+from toolwire.events import Event, StreamError, StreamFinished, Usage
 from toolwire.gateway.callids import restore_upstream_ids
 from toolwire.gateway.config import GatewayConfig, ModelRoute
 from toolwire.gateway.delivery import CallDelivery, call_record
@@ -122,14 +123,24 @@ class Relay:
         )
         self.errors: list[str] = []
         self.response: UpstreamResponse | None = None
+        self.finish_reason: str | None = None  # as the parser read the answer's end
+        self.usage: Usage | None = None
+        self.span: ChatSpan | None = None
 
     async def open(self) -> None:
         """Send the request upstream (``UpstreamError`` when it cannot be had)."""
         self._before_send = time.monotonic() - self.arrived
+        self.span = ChatSpan(
+            model=str(self.prepared.body.get("model") or self.client.model or self.model),
+            wire=self.client.format,
+            base_url=self.client.base_url,
+            conversation_id=self.request_id,
+        )
         try:
             self.response = await self.client.open(self.prepared)
         except UpstreamError as exc:
             self._upstream_error(exc)
+            self.span.finish(error=exc.message, error_type=exc.kind)
             raise
         self._chunk_at = time.monotonic()
         if self.metrics is not None:
@@ -153,6 +164,8 @@ class Relay:
         for event in events:
             if isinstance(event, StreamError):
                 self.errors.append(event.message)
+            elif isinstance(event, StreamFinished):
+                self.finish_reason, self.usage = event.finish_reason, event.usage
             out.extend(self.encoder.feed(self.delivery(event)))
         return "".join(out)
 
@@ -199,6 +212,12 @@ class Relay:
         """Close the upstream request and write the audit (off the event loop)."""
         if self.response is not None:
             await self.response.aclose()
+        if self.span is not None:
+            self.span.finish(
+                usage=self.usage,
+                finish_reasons=[self.finish_reason] if self.finish_reason else [],
+                error="; ".join(self.errors) or None,
+            )
         if self.metrics is not None:
             for passed in self.delivery.calls:
                 self.metrics.call(passed.call)

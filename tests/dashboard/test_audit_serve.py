@@ -1,0 +1,77 @@
+"""``toolwire audit serve``: the page's app on its own, and the command's errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from toolwire.audit.record import ExecutionRecord
+from toolwire.audit.sinks import JSONLSink
+from toolwire.dashboard import create_dashboard_app
+
+
+def toolwire(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolwire", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_page_and_its_assets_come_from_the_package_and_name_no_other_host() -> None:
+    client = TestClient(create_dashboard_app(lambda: ([], {})))
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    for asset in ("app.js", "style.css"):
+        got = client.get(f"/assets/{asset}")
+        assert got.status_code == 200 and got.text
+        assert "http://" not in got.text.replace("http://www.w3.org/2000/svg", "")
+        assert "https://" not in got.text
+    assert "https://" not in page.text and "http://" not in page.text
+    assert client.get("/assets/../app.py").status_code == 404
+
+
+def test_keys_guard_every_route_and_a_wrong_one_is_refused() -> None:
+    client = TestClient(create_dashboard_app(lambda: ([], {}), keys=("k1",)))
+    for path in ("/", "/assets/app.js", "/api/dashboard"):
+        assert client.get(path).status_code == 401
+        assert client.get(path, auth=("u", "wrong")).status_code == 401
+        assert client.get(path, auth=("u", "k1")).status_code == 200
+        assert client.get(path, headers={"x-api-key": "k1"}).status_code == 200
+
+
+def test_the_api_reads_the_audit_anew_each_time(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    sink = JSONLSink(path)
+    from toolwire.audit.readers import read_audit
+
+    client = TestClient(create_dashboard_app(lambda: read_audit(path)))
+    assert client.get("/api/dashboard").json()["calls"] == 0
+    sink.write(ExecutionRecord("r1", "c1", "add", "ok", 1_700_000_000.0, 2.0, extra={"model": "m"}))
+    sink.close()
+    data = client.get("/api/dashboard").json()
+    assert data["calls"] == 1 and data["models"] == ["m"]
+    assert data["calls_over_time"]["series"] == [
+        {"model": "m", "status": "complete", "counts": [1]}
+    ]
+
+
+def test_an_unreadable_audit_is_a_503_with_the_reason(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing.db"
+    from toolwire.audit.readers import read_audit
+
+    client = TestClient(create_dashboard_app(lambda: read_audit(missing)))
+    got = client.get("/api/dashboard")
+    assert got.status_code == 503 and "no audit database" in got.json()["error"]
+
+
+def test_the_command_fails_in_one_line(tmp_path: Path) -> None:
+    missing = toolwire("audit", "serve", "--db", str(tmp_path / "nothing.db"))
+    assert missing.returncode == 2
+    assert missing.stderr.strip().splitlines() == [
+        f"toolwire: no audit database at {tmp_path / 'nothing.db'}"
+    ]
+    exposed = toolwire("audit", "serve", "--host", "0.0.0.0")
+    assert exposed.returncode == 2
+    assert "without a key" in exposed.stderr and len(exposed.stderr.strip().splitlines()) == 1
