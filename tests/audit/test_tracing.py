@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from upstream import DONE, WEATHER_SCHEMA, Script, ScriptedUpstream, call_stream, chat_chunk
 
-from toolwire.agent import Agent
+from toolwire.agent import Agent, CallParsed
 from toolwire.audit.otel import OTelSink
 from toolwire.client import ModelClient, RetryPolicy
 from toolwire.engine import ToolEngine
@@ -143,6 +143,28 @@ def test_a_runs_chat_and_tool_spans_sit_under_its_agent_span(spans: InMemorySpan
     assert attrs(run_span)["gen_ai.usage.input_tokens"] == 41 + 60
     assert attrs(tool_span)["toolwire.repairs"] == "python_literal"
     assert attrs(tool_span)["toolwire.turn"] == 1
+
+
+def test_a_run_closed_early_ends_its_spans_as_cancelled(spans: InMemorySpanExporter) -> None:
+    async def run() -> None:
+        with ReplayServer({"d": Dialogue([Script(WEATHER)])}, default="d") as up:
+            client = ModelClient("openai-chat", up.url, model="m", retry=RetryPolicy(attempts=1))
+            engine = ToolEngine([get_weather])
+            events = Agent(client, engine).stream("weather?")
+            async for event in events:
+                if isinstance(event, CallParsed):
+                    break
+            await events.aclose()
+            engine.close()
+            await client.aclose()
+
+    anyio.run(run)
+    finished = spans.get_finished_spans()
+    (run_span,) = (s for s in finished if s.name == "invoke_agent toolwire")
+    (chat,) = (s for s in finished if s.name == "chat m")
+    assert attrs(run_span)["toolwire.stop"] == "cancelled"
+    assert chat.parent is not None and run_span.context is not None
+    assert chat.parent.span_id == run_span.context.span_id
 
 
 class Receiver:
