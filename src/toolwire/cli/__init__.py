@@ -8,6 +8,7 @@ import typer
 
 from toolwire import __version__
 from toolwire.cli import audit_cmd, mcp_cmd, tools_cmd
+from toolwire.cli.approve_cmd import approve, reject
 from toolwire.cli.chat_cmd import chat
 from toolwire.cli.convert_cmd import convert
 from toolwire.cli.demo_cmd import demo
@@ -43,6 +44,8 @@ app.command()(demo)
 app.command()(convert)
 app.command()(serve)
 app.command()(chat)
+app.command()(approve)
+app.command()(reject)
 app.add_typer(tools_cmd.app, name="tools", help="List and call tools from MCP servers.")
 app.add_typer(audit_cmd.app, name="audit", help="Reports from the audit log.")
 app.add_typer(mcp_cmd.app, name="mcp", help="Serve MCP: one server in front of many, audited.")

@@ -9,6 +9,7 @@ from toolwire.engine.engine import (
     Hook,
     PendingApproval,
     Phase,
+    Rejected,
     ToolEngine,
 )
 from toolwire.engine.policy import (
@@ -46,6 +47,7 @@ __all__ = [
     "Policy",
     "PolicyRequest",
     "ProcessToolError",
+    "Rejected",
     "RequireApproval",
     "ToolEngine",
     "ToolResult",

@@ -192,9 +192,19 @@ _new_result = fast_constructor(ToolResult)
 _new_policy_request = fast_constructor(PolicyRequest)
 
 Hook = Callable[[Phase, CallState], None]
-Approver = Callable[["PendingApproval"], Awaitable[bool | None]]
-"""Asked while a call waits for approval: True runs it, False rejects it (``denied``),
-None leaves it waiting (``pending_approval``). Either way the call has one record."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An approver's refusal with the reviewer's reason (``False`` gives a generic one)."""
+
+    reason: str
+
+
+Approver = Callable[["PendingApproval"], Awaitable[bool | Rejected | None]]
+"""Asked while a call waits for approval: True runs it, False or ``Rejected`` rejects it
+(``denied``), None leaves it waiting (``pending_approval``). Either way the call has
+one record."""
 ProgressListener = Callable[[str, float, float | None, str | None], None]
 
 
@@ -773,11 +783,11 @@ class ToolEngine:
         state.pending = None  # decided: not listed as waiting
         state.status = state.error_type = state.error_message = None
         state.content = ""
-        if answer:
+        if answer is True:
             state.approved = True
             self._policy(state)  # deny rules and admission (rate limits) still apply
             return
-        _reject(state, "the user declined it")
+        _reject(state, answer.reason if isinstance(answer, Rejected) else "the user declined it")
 
     def _limits(self, tool: Tool) -> list[anyio.Semaphore]:
         # Built once per tool object: the same semaphores serve every call of it.
@@ -904,7 +914,9 @@ class ToolEngine:
         """The texts of the record and the result, before any token is counted."""
         if self.hooks:
             self._hook("record", state)
-        texts = _Texts(self.result_token_budget, self.store_arguments)
+        # A held call keeps its (redacted) arguments: a reviewer must see what they allow.
+        store = self.store_arguments or state.status == "pending_approval"
+        texts = _Texts(self.result_token_budget, store)
         output = state.output
         status = state.status or "tool_error"
         if output is not None and status in ("ok", "tool_error"):

@@ -7,7 +7,9 @@ declared and answers every ``tools/call`` with ``ToolEngine.call``: resolve → 
 back as a ``CallToolResult`` with ``isError`` and the engine's message, never as a
 protocol error, and every call leaves exactly one audit record. A call held for
 approval is put to the client by elicitation when it can show a form (see
-``approval``); otherwise the result says how to allow the tool.
+``approval``); otherwise, and when nobody answers, the result says how to let it run:
+``toolwire approve ID`` against the audit database, then the same call again (see
+``toolwire.audit.approvals``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from pydantic import TypeAdapter, ValidationError
 
 from toolwire import __version__
-from toolwire.engine.engine import Approver, CallState, Phase, ToolEngine
+from toolwire.audit.approvals import ApprovalBook
+from toolwire.audit.redact import redact_arguments
+from toolwire.engine.engine import Approver, CallState, PendingApproval, Phase, Rejected, ToolEngine
 from toolwire.engine.results import ToolResult
 from toolwire.mcpfront.approval import WaitingCall, ask_now, asks_in_rounds, can_elicit
 from toolwire.mcpfront.passthrough import Passthrough
@@ -64,6 +68,11 @@ class Connection:
 
 _connection: contextvars.ContextVar[Connection | None] = contextvars.ContextVar(
     "toolwire_mcp_connection", default=None
+)
+# What the front adds to the record of the call running in this context: the
+# reviewer's decision that let it run (or refused it).
+_noted: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "toolwire_mcp_noted", default=None
 )
 
 
@@ -122,7 +131,7 @@ def call_result(result: ToolResult) -> types.CallToolResult:
     )
 
 
-def _approval_message(result: ToolResult, *, asked: bool) -> str:
+def _approval_message(result: ToolResult, *, asked: bool, book: ApprovalBook | None) -> str:
     reasons = "; ".join(result.record.extra.get("approval_reasons", [])) or "policy"
     said = (
         "The person at the client was asked and did not approve it (the question was "
@@ -130,11 +139,22 @@ def _approval_message(result: ToolResult, *, asked: bool) -> str:
         if asked
         else "This client could not be asked: it does not support MCP elicitation."
     )
+    always = (
+        'To allow this tool always, add its name to the "allow" list of the policy file '
+        "given to `toolwire mcp serve --policy FILE` and restart the server."
+    )
+    if book is None:  # no audit database: nowhere to record a later decision
+        return (
+            f"Approval required: the call to {result.name} was not run ({reasons}). {said} "
+            f"A held call cannot be approved later (the server keeps no audit). {always}"
+        )
+    db = str(book.path.resolve())
     return (
         f"Approval required: the call to {result.name} was not run ({reasons}). {said} "
-        "A held call cannot be approved later. To allow this tool, add its name to the "
-        '"allow" list of the policy file given to `toolwire mcp serve --policy FILE` and '
-        "restart the server; a client that supports elicitation is asked at each call."
+        f"Approval id: {result.approval_id}. To let it run, a person runs "
+        f"`toolwire approve {result.approval_id} --db {db}` (or `toolwire reject "
+        f"{result.approval_id} --db {db}`); then call {result.name} again with the same "
+        f"arguments: that one identical call runs. {always}"
     )
 
 
@@ -164,8 +184,10 @@ class MCPFront:
         *,
         name: str = "toolwire",
         backends: Sequence[MCPToolset] = (),
+        approvals: ApprovalBook | None = None,
     ) -> None:
         self.engine = engine
+        self.approvals = approvals
         passthrough = Passthrough(backends)
         self._tools: list[types.Tool] = []
         self._tools_version = -1
@@ -278,20 +300,43 @@ class MCPFront:
             task_id=str(task) if task else connection.session_id,
             session_id=connection.session_id,
         )
-        approver: Approver | None = None
+        ask: Approver | None = None
         if can_elicit(ctx.session):
             if asks_in_rounds(ctx.session):
                 if self._tasks is not None:
                     return await self._call_in_rounds(connection, call, self._tasks)
             else:
-                approver = partial(ask_now, ctx.session, ctx.request_id)
-        result = await self._run(connection, call, approver)
-        return self._result(result, asked=approver is not None)
+                ask = partial(ask_now, ctx.session, ctx.request_id)
+        result = await self._run(connection, call, self._approver(ask))
+        return self._result(result, asked=ask is not None)
+
+    def _approver(self, ask: Approver | None) -> Approver | None:
+        """A held call first takes a decision made with ``toolwire approve``/``reject``
+        on an identical held call; only without one is the client asked (``ask``)."""
+        book = self.approvals
+        if book is None:
+            return ask
+
+        async def approver(pending: PendingApproval) -> bool | Rejected | None:
+            sha256 = redact_arguments(pending.arguments).sha256
+            granted = book.take(pending.name, sha256, pending.call_id)
+            if granted is None:
+                return None if ask is None else await ask(pending)
+            noted = _noted.get()
+            if noted is not None:
+                noted["approval"] = granted.to_dict()
+            if granted.decision == "approved":
+                return True
+            why = f": {granted.reason}" if granted.reason else ""
+            return Rejected(f"{granted.approval_id} was rejected with `toolwire reject`{why}")
+
+        return approver
 
     async def _run(
         self, connection: Connection, call: _Call, approver: Approver | None
     ) -> ToolResult:
         token = _connection.set(connection)
+        noted = _noted.set({})
         try:
             return await self.engine.call(
                 call.name,
@@ -301,6 +346,7 @@ class MCPFront:
                 approver=approver,
             )
         finally:
+            _noted.reset(noted)
             _connection.reset(token)
 
     def _result(self, result: ToolResult | None, *, asked: bool) -> types.CallToolResult:
@@ -308,7 +354,7 @@ class MCPFront:
             return _unknown_round()
         out = call_result(result)
         if result.status == "pending_approval":
-            text = _approval_message(result, asked=asked)
+            text = _approval_message(result, asked=asked, book=self.approvals)
             out.content = [types.TextContent(type="text", text=text)]
         return out
 
@@ -322,7 +368,7 @@ class MCPFront:
         async def run() -> None:
             result = None
             try:
-                result = await self._run(connection, call, waiting.approver)
+                result = await self._run(connection, call, self._approver(waiting.approver))
             finally:
                 self._waiting.pop(waiting.key, None)
                 waiting.finish(result)
@@ -347,8 +393,12 @@ class MCPFront:
 
     @staticmethod
     def _tag_record(phase: Phase, state: CallState) -> None:
-        """Put the client's name and version on the record of each call it makes."""
+        """Put the client's name and version on the record of each call it makes, and
+        the reviewer's decision that answered it."""
         if phase == "record":
             connection = _connection.get()
             if connection is not None and connection.client:
                 state.extra["client"] = dict(connection.client)
+            noted = _noted.get()
+            if noted:
+                state.extra.update(noted)

@@ -10,7 +10,9 @@ from typing import TextIO
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from toolwire.audit.approvals import ApprovalBook
 from toolwire.audit.sinks import AuditSink
+from toolwire.audit.sqlite import SQLiteSink
 from toolwire.engine.engine import ToolEngine
 from toolwire.engine.policy import Policy
 from toolwire.httpkeys import LOOPBACK_HOSTS, has_key
@@ -107,7 +109,10 @@ async def _serve_front(
     engine = ToolEngine(
         registry, sinks=sinks, policies=policies, timeout=timeout, result_token_budget=None
     )
-    front = MCPFront(engine, backends=toolsets)
+    # Decisions made with `toolwire approve` live in the (first) SQLite audit database.
+    db = next((s.path for s in sinks if isinstance(s, SQLiteSink)), None)
+    approvals = ApprovalBook(db) if db is not None else None
+    front = MCPFront(engine, backends=toolsets, approvals=approvals)
 
     async def backend_tools_changed(_: MCPToolset) -> None:
         registry.replace_all(offered())
@@ -124,6 +129,8 @@ async def _serve_front(
             else:
                 await _serve_http(front, http, errlog)
     finally:
+        if approvals is not None:
+            approvals.close()
         engine.close()
 
 
