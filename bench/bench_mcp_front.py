@@ -8,13 +8,16 @@ Python of a separate environment with ``fastmcp<3``, which needs ``mcp<2``), a t
 client talks to FastMCP's proxy over the same two backends, prefixes off, in the same
 rotation. Wall time per round trip; reports p50/p99 of each and of
 the added time. Both sides are separate processes on a shared machine, so the
-figures include scheduling noise: compare medians from the same run.
+figures include scheduling noise: compare medians from the same run. On Linux it also
+reports the CPU time each server process spent per call (from ``/proc``), which
+scheduling delays do not inflate; ``bench_mcp_front_ir.py`` counts instructions.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -28,6 +31,32 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).parents[1]
 TEST_SERVER = str(ROOT / "tests" / "tools" / "mcp_test_server.py")
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _server_pids(names: list[str]) -> dict[str, int]:
+    """The server process each client started, in start order (Linux; else none)."""
+    if not os.path.isdir(f"/proc/{os.getpid()}/task"):
+        return {}
+    kids = sorted(_children(os.getpid()))
+    return dict(zip(names, kids, strict=False)) if len(kids) == len(names) else {}
 
 
 def pct(values: list[float], q: float) -> float:
@@ -61,12 +90,15 @@ async def main(calls: int, fastmcp_python: str | None) -> None:
             for c in clients.values():  # warm up every path
                 for _ in range(20):
                     await c.call_tool("echo", {"text": "hi"})
+            pids = _server_pids(list(clients))
+            cpu_before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
             for _ in range(calls):
                 for name, c in clients.items():
                     t0 = time.perf_counter()
                     r = await c.call_tool("echo", {"text": "hi"})
                     times[name].append((time.perf_counter() - t0) * 1000)
                     assert not r.is_error
+            cpu = {n: (_cpu_seconds(p) - cpu_before[n]) * 1000 / calls for n, p in pids.items()}
     rows = dict(times)
     for name in paths:
         if name != "direct":  # each call against the direct call of the same round
@@ -77,6 +109,8 @@ async def main(calls: int, fastmcp_python: str | None) -> None:
             f"{name:14s} p50 {statistics.median(values):8.3f} ms   "
             f"p99 {pct(values, 0.99):8.3f} ms   (n={len(values)})"
         )
+    for name, ms in cpu.items():  # the front's and the proxy's backends are not counted
+        print(f"{name:14s} server process CPU {ms:.3f} ms per call")
 
 
 if __name__ == "__main__":

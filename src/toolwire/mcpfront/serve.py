@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -121,6 +122,9 @@ async def _serve_front(
 
     for ts in toolsets:
         ts.on_tools_changed.append(backend_tools_changed)
+    # What start-up built (modules, schemas, the tokenizer) lives as long as the server:
+    # kept out of the collector's reach, a full collection no longer walks it mid-call.
+    gc.freeze()
     try:
         async with front.running():
             if http is None:

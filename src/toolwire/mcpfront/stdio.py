@@ -1,11 +1,15 @@
 """stdin and stdout as pipes on the event loop, for the front's stdio transport.
 
 The SDK's ``stdio_server`` reads and writes every line through a worker thread: three
-thread handoffs per call (read the request, write and flush the answer), which on a
-loaded machine cost more than everything else the front does for a call. Here the
-pipes are read and written by the event loop itself. As the SDK does, fd 0 and fd 1
-are pointed away from the wire while serving (to the null device and to stderr), so
-that a tool printing something cannot corrupt the protocol, and put back afterwards.
+thread handoffs per call (read the request, write and flush the answer), and then
+passes each message through a task of its own on either side (a reader task feeding a
+memory stream, a writer task draining one): two more trips through the event loop per
+call. On a loaded machine these cost more than everything else the front does for a
+call. Here the pipes are read and written by the event loop itself, and the server
+reads parsed messages straight from stdin and writes answers straight to stdout. As
+the SDK does, fd 0 and fd 1 are pointed away from the wire while serving (to the null
+device and to stderr), so that a tool printing something cannot corrupt the protocol,
+and put back afterwards.
 
 Only for pipes (how an MCP client starts a server) on the asyncio loop; anything
 else (a terminal, a file, another event loop) gets the SDK's transport.
@@ -19,9 +23,13 @@ import stat
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from types import TracebackType
 from typing import Any
 
+import anyio
+import mcp_types as types
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 LINE_LIMIT = 64 * 1024 * 1024  # one JSON-RPC message per line; results can be large
 
@@ -34,33 +42,80 @@ def _is_pipe(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-class _Lines:
-    """What ``stdio_server`` reads: an async iterator of text lines."""
+class _Incoming:
+    """The server's read stream: each line of stdin parsed as a JSON-RPC message when
+    the server asks for the next one (a line that is not one is handed on as the
+    exception, as the SDK's transport does)."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
+        self._closed = False
 
-    def __aiter__(self) -> _Lines:
-        return self
-
-    async def __anext__(self) -> str:
+    async def receive(self) -> SessionMessage | Exception:
+        if self._closed:
+            raise anyio.ClosedResourceError
         line = await self._reader.readline()
         if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+            raise anyio.EndOfStream
+        text = line.decode("utf-8", errors="replace")  # as the SDK reads stdin
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        except Exception as exc:
+            return exc
+        return SessionMessage(message)
+
+    def __aiter__(self) -> _Incoming:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> _Incoming:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
-class _Out:
-    """What ``stdio_server`` writes to: ``write`` then ``flush``."""
+class _Outgoing:
+    """The server's write stream: each message written to stdout as one line by the
+    task that sends it (the pipe keeps them whole and in order)."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
+        self._closed = False
 
-    async def write(self, text: str) -> None:
-        self._writer.write(text.encode("utf-8"))
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        self._writer.write(text.encode("utf-8") + b"\n")
+        await self._writer.drain()  # returns at once unless the client reads slowly
 
-    async def flush(self) -> None:
-        await self._writer.drain()
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> _Outgoing:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
 @asynccontextmanager
@@ -93,8 +148,7 @@ async def front_stdio() -> AsyncIterator[tuple[Any, Any]]:
         )
         transports.append(write_transport)
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        async with stdio_server(_Lines(reader), _Out(writer)) as streams:  # type: ignore[arg-type]
-            yield streams
+        yield _Incoming(reader), _Outgoing(writer)
     finally:
         for transport in transports:
             transport.close()
