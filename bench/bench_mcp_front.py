@@ -59,6 +59,17 @@ def _server_pids(names: list[str]) -> dict[str, int]:
     return dict(zip(names, kids, strict=False)) if len(kids) == len(names) else {}
 
 
+def write_config(tmp: str) -> Path:
+    """The two backends' ``mcpServers`` file: the test server and mcp-server-time."""
+    cfg = Path(tmp) / "mcp.json"
+    servers = {
+        "test": {"command": sys.executable, "args": [TEST_SERVER, "stdio"]},
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+    }
+    cfg.write_text(json.dumps({"mcpServers": servers}))
+    return cfg
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -66,12 +77,7 @@ def pct(values: list[float], q: float) -> float:
 
 async def main(calls: int, fastmcp_python: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = Path(tmp) / "mcp.json"
-        servers = {
-            "test": {"command": sys.executable, "args": [TEST_SERVER, "stdio"]},
-            "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
-        }
-        cfg.write_text(json.dumps({"mcpServers": servers}))
+        cfg = write_config(tmp)
         front_args = ["-m", "toolwire", "mcp", "serve", "--config", str(cfg)]
         front_args += ["--audit", str(Path(tmp) / "audit.db")]
         paths = {

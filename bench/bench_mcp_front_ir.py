@@ -12,7 +12,6 @@ calls only. The front's backends are not counted (they are other processes).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -20,11 +19,9 @@ import tempfile
 from pathlib import Path
 
 import anyio
+from bench_mcp_front import TEST_SERVER, write_config
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
-
-ROOT = Path(__file__).parents[1]
-TEST_SERVER = str(ROOT / "tests" / "tools" / "mcp_test_server.py")
 
 
 def _total_ir(out: Path) -> int:
@@ -38,12 +35,7 @@ def _total_ir(out: Path) -> int:
 
 async def main(calls: int, what: str, audit: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = Path(tmp) / "mcp.json"
-        servers = {
-            "test": {"command": sys.executable, "args": [TEST_SERVER, "stdio"]},
-            "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
-        }
-        cfg.write_text(json.dumps({"mcpServers": servers}))
+        cfg = write_config(tmp)
         if what == "front":
             args = ["-m", "toolwire", "mcp", "serve", "--config", str(cfg)]
             args += ["--audit", audit or str(Path(tmp) / "audit.db")]

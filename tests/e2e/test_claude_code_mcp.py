@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from agent.test_loop import anthropic_call, anthropic_text
 from e2e.clients import npm_client
 from e2e.test_claude_code import blocks, stream_json
+from mcpfront.test_front_backends import records
 
 from toolwire.replay import Dialogue, ReplayServer, Script
 
@@ -27,15 +26,6 @@ pytestmark = pytest.mark.e2e
 SERVER = "front"
 TOOL = f"mcp__{SERVER}__get_current_time"
 ANSWER = "It is a fine time in Tokyo."
-
-
-def records(db: Path) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute("SELECT * FROM tool_calls ORDER BY rowid")]
-    finally:
-        conn.close()
 
 
 def test_claude_code_calls_a_tool_through_the_mcp_front(tmp_path: Path) -> None:

@@ -12,19 +12,15 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcpfront.test_front_backends import records, text_of
+from mcpfront.test_front_stdio import _git
 
 pytestmark = pytest.mark.anyio
-
-
-def _git(repo: Path, *args: str) -> str:
-    cmd = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    return subprocess.run([*cmd, *args], check=True, capture_output=True, text=True).stdout
 
 
 def toolwire(*args: str) -> subprocess.CompletedProcess[str]:
@@ -33,23 +29,10 @@ def toolwire(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def text_of(result: types.CallToolResult) -> str:
-    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
-
-
 def approval_id(result: types.CallToolResult) -> str:
     found = re.search(r"`toolwire approve (appr_\w+) --db ", text_of(result))
     assert found, text_of(result)
     return found[1]
-
-
-def records(db: Path) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute("SELECT * FROM tool_calls ORDER BY rowid")]
-    finally:
-        conn.close()
 
 
 def staged(repo: Path) -> str:

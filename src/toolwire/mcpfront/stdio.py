@@ -24,7 +24,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import anyio
 import mcp_types as types
@@ -42,14 +42,36 @@ def _is_pipe(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-class _Incoming:
+class _Pipe:
+    """What both streams share: closing (the pipes themselves are closed by
+    ``front_stdio``), and use as an async context manager."""
+
+    def __init__(self) -> None:
+        self._closed = False
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class _Incoming(_Pipe):
     """The server's read stream: each line of stdin parsed as a JSON-RPC message when
     the server asks for the next one (a line that is not one is handed on as the
     exception, as the SDK's transport does)."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
+        super().__init__()
         self._reader = reader
-        self._closed = False
 
     async def receive(self) -> SessionMessage | Exception:
         if self._closed:
@@ -73,28 +95,14 @@ class _Incoming:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        self._closed = True
 
-    async def __aenter__(self) -> _Incoming:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class _Outgoing:
+class _Outgoing(_Pipe):
     """The server's write stream: each message written to stdout as one line by the
     task that sends it (the pipe keeps them whole and in order)."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
+        super().__init__()
         self._writer = writer
-        self._closed = False
 
     async def send(self, item: SessionMessage, /) -> None:
         if self._closed:
@@ -102,20 +110,6 @@ class _Outgoing:
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
         self._writer.write(text.encode("utf-8") + b"\n")
         await self._writer.drain()  # returns at once unless the client reads slowly
-
-    async def aclose(self) -> None:
-        self._closed = True
-
-    async def __aenter__(self) -> _Outgoing:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 @asynccontextmanager
