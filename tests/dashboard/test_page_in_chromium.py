@@ -133,7 +133,9 @@ def agent_run(db: Path) -> None:
 
     async def run() -> None:
         with ReplayServer({"d": Dialogue([Script(WEATHER), Script(ANSWER)])}, default="d") as up:
-            client = ModelClient("openai-chat", up.url, model="loop-model", retry=RetryPolicy(attempts=1))
+            client = ModelClient(
+                "openai-chat", up.url, model="loop-model", retry=RetryPolicy(attempts=1)
+            )
             engine = ToolEngine([get_weather], sinks=[SQLiteSink(db)])
             agent = Agent(client, engine)
             result = await agent.run("weather?")
