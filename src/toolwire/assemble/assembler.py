@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from toolwire.assemble.jsonscan import JsonScanner
+from toolwire.assemble.partialjson import PartialJson
 from toolwire.events import (
     ArgumentsDelta,
     CallFinished,
@@ -112,6 +113,7 @@ class _Slot:
         "name",
         "number",
         "object_value",
+        "partial",
         "parts",
         "repairs",
         "scan",
@@ -131,6 +133,7 @@ class _Slot:
         self.parts: list[str] = []
         self.size = 0
         self.scan = JsonScanner()
+        self.partial: PartialJson | None = None  # read once a UI asks for the value so far
         self.cumulative = False
         self.object_value: Any = NOT_GIVEN
         self.closed = False  # takes no more fragments
@@ -151,6 +154,27 @@ class _Slot:
         if len(self.parts) > 1:
             self.parts = ["".join(self.parts)]
         return self.parts[0] if self.parts else ""
+
+    def since(self, start: int, end: int) -> str:
+        """The text from ``start`` to ``end``, from the parts that hold it: a reader
+        catching up pays for what it has not seen, not for the whole text."""
+        recent: list[str] = []
+        covered = self.size  # where the text of the parts walked so far begins
+        for part in reversed(self.parts):
+            if covered <= start:
+                break
+            covered -= len(part)
+            recent.append(part)
+        text = "".join(reversed(recent)) if len(recent) > 1 else (recent[0] if recent else "")
+        return text[start - covered : end - covered]
+
+    def restart(self, text: str) -> None:
+        """The text so far is replaced (a snapshot reading, a cut-off call read again):
+        the readers start over."""
+        self.parts = [text] if text else []
+        self.size = len(text)
+        self.scan = JsonScanner()
+        self.partial = None
 
 
 class CallAssembler:
@@ -268,9 +292,7 @@ class CallAssembler:
         if arguments is None:
             if raw is not None:
                 slot.snapshot = None
-                slot.parts = [raw]
-                slot.size = len(raw)
-                slot.scan = JsonScanner()
+                slot.restart(raw)
             return
         if isinstance(arguments, str):
             self._append(slot, arguments)
@@ -280,8 +302,7 @@ class CallAssembler:
             slot.object_value = arguments
             text = dumps(arguments)  # big integers, lone surrogates: orjson refuses them
             kept = text if raw is None else raw
-            slot.parts = [kept]
-            slot.size = len(kept)
+            slot.restart(kept)
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, text))
 
@@ -361,12 +382,28 @@ class CallAssembler:
     # -- queries ----------------------------------------------------------------------
 
     def partial_arguments(self, slot_number: int) -> Any:
-        """Best-effort value of a slot's arguments so far (for UIs). O(size) per call:
-        ask when you need it, not on every delta."""
+        """The value of a slot's arguments so far, for UIs: ask after every delta if you
+        like, each answer reads only the text that came since the last one.
+
+        Only what is certain shows (see ``toolwire.assemble.partialjson``): strings as
+        far as they came, numbers and literals once whole, keys once their value
+        starts; ``None`` before anything shows. Complete entries are shared between
+        answers: treat them as read-only. Text that is not JSON (single quotes, say)
+        gets the repair ladder's best-effort reading instead, which reads all of it.
+        """
         slot = self._slots[slot_number]
         if slot.object_value is not NOT_GIVEN:
             return slot.object_value
-        return partial_value(slot.raw())
+        reader = slot.partial
+        if reader is None:
+            reader = slot.partial = PartialJson()
+        # an undecided slot (see ``_undecided``) shows only the text shown before
+        end = slot.size if slot.snapshot is None else slot.shown
+        if end > reader.consumed:
+            reader.feed(slot.since(reader.consumed, end))
+        if reader.broken:
+            return partial_value(slot.raw()[:end])
+        return reader.value(complete=slot.finished)
 
     # -- internals --------------------------------------------------------------------
 
@@ -490,9 +527,7 @@ class CallAssembler:
                 text = text[size:]
             else:
                 slot.errors.append("a cumulative snapshot did not extend the previous one")
-                slot.parts = []
-                slot.size = 0
-                slot.scan = JsonScanner()
+                slot.restart("")
             if not text:
                 return
         slot.parts.append(text)
@@ -533,9 +568,7 @@ class CallAssembler:
         snapshot = slot.snapshot or ""
         slot.snapshot = None
         if snapshots:
-            slot.parts = [snapshot]
-            slot.size = len(snapshot)
-            slot.scan = JsonScanner()
+            slot.restart(snapshot)
             slot.cumulative = True
             slot.repairs.append("cumulative_snapshots")
         if slot.started_event and slot.size > slot.shown:
@@ -556,18 +589,10 @@ class CallAssembler:
         """The slot's scanner, caught up with its text. Scanning is lazy: each character
         is scanned once, when a decision needs the structure, not on every delta."""
         scan = slot.scan
-        missing = slot.size - scan.consumed
-        if missing > 0:
-            # only the parts since the last scan: joining the whole text each time would
+        if slot.size > scan.consumed:
+            # only the text since the last scan: joining the whole text each time would
             # make a long call with many such decisions quadratic
-            recent: list[str] = []
-            covered = 0
-            for part in reversed(slot.parts):
-                recent.append(part)
-                covered += len(part)
-                if covered >= missing:
-                    break
-            scan.feed("".join(reversed(recent))[covered - missing :])
+            scan.feed(slot.since(scan.consumed, slot.size))
         return scan
 
     def _finish_open(self, last_cut: bool) -> None:

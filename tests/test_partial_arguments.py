@@ -1,0 +1,184 @@
+"""The value of arguments still streaming (``CallAssembler.partial_arguments``).
+
+A UI asks after every delta. What it is shown must never disagree with the final value
+where the two overlap ("prefix-consistent", defined in ``prefix_consistent``): numbers,
+literals and escapes show only once whole, strings as far as they came.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolwire.assemble import CallAssembler
+from toolwire.assemble.partialjson import PartialJson
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal, and of the same JSON type all the way down (``1`` is not ``1.0`` nor
+    ``True``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def prefix_consistent(shown: Any, final: Any) -> bool:
+    """``shown`` is a view of ``final`` as far as the text has come: a string is a
+    prefix of the final string; an object holds the first keys of the final object in
+    order, and a list the first items, all equal to the final ones except the last,
+    which is itself prefix-consistent (it may be the container or string still open);
+    any other value is equal to the final one, of the same type."""
+    if isinstance(shown, str) and isinstance(final, str):
+        return final.startswith(shown)
+    if isinstance(shown, dict) and isinstance(final, dict):
+        keys = list(shown)
+        if keys != list(final)[: len(keys)]:
+            return False
+        return all(same(shown[k], final[k]) for k in keys[:-1]) and (
+            not keys or prefix_consistent(shown[keys[-1]], final[keys[-1]])
+        )
+    if isinstance(shown, list) and isinstance(final, list):
+        if len(shown) > len(final):
+            return False
+        return all(same(x, y) for x, y in zip(shown[:-1], final, strict=False)) and (
+            not shown or prefix_consistent(shown[-1], final[len(shown) - 1])
+        )
+    return same(shown, final)
+
+
+def feed_in_pieces(text: str, cuts: list[int]) -> tuple[list[Any], Any]:
+    """Every value shown after each piece of ``text``, and the value once the call ended."""
+    asm = CallAssembler()
+    shown = []
+    start = 0
+    for i, cut in enumerate([*sorted({c for c in cuts if 0 < c < len(text)}), len(text)]):
+        asm.tool(0, "call_1" if i == 0 else None, "f" if i == 0 else None, text[start:cut])
+        start = cut
+        shown.append(asm.partial_arguments(0))
+    asm.end()
+    return shown, asm.partial_arguments(0)
+
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=10**19, max_value=10**30)  # past 64 bits
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+    # escapes: quotes, backslashes, controls, astral characters (surrogate pairs)
+    | st.text(alphabet='"\\\n\t\x01é世😀\U0010ffff', max_size=8)
+)
+JSON_VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=16,
+)
+ARGS = st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=5)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ARGS | JSON_VALUES,
+    st.lists(st.integers(min_value=0, max_value=400), max_size=40),
+    st.booleans(),
+    st.sampled_from([None, 0, 1]),
+)
+def test_every_value_shown_is_prefix_consistent_with_the_final(
+    value: Any, cuts: list[int], ascii_only: bool, indent: int | None
+) -> None:
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=indent)
+    final = json.loads(text)
+    shown, at_end = feed_in_pieces(text, cuts)
+    for partial in shown:
+        # None: nothing to show yet (or, at the top level, the value null itself)
+        assert partial is None or prefix_consistent(partial, final), (text, partial)
+    assert same(at_end, final)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=60), max_size=30))
+def test_numbers_literals_and_escapes_show_only_when_whole(cuts: list[int]) -> None:
+    text = '{"n": 31191, "e": -1.5e+10, "t": true, "s": "a\\u00e9\\ud83d\\ude00b", "z": null}'
+    final = json.loads(text)
+    shown, at_end = feed_in_pieces(text, cuts)
+    for partial in shown:
+        assert partial is None or prefix_consistent(partial, final), partial
+    assert at_end == final
+
+
+def test_shown_values_step_by_step() -> None:
+    reader = PartialJson()
+    steps = [
+        ('{"n', {}),  # a key cut off: not shown
+        ('": 311', {}),  # the number may go on
+        ("91", {}),
+        (", ", {"n": 31191}),
+        ('"x": 1e', {"n": 31191}),  # "1e" is no number yet
+        ("5", {"n": 31191}),
+        (', "t": tr', {"n": 31191, "x": 1e5}),
+        ('ue, "s": "a\\u00', {"n": 31191, "x": 1e5, "t": True, "s": "a"}),
+        ("e9\\ud83d", {"n": 31191, "x": 1e5, "t": True, "s": "aé"}),  # half a pair waits
+        ("\\ude00", {"n": 31191, "x": 1e5, "t": True, "s": "aé😀"}),
+        ('", "l": [[1, {"k": ', {"n": 31191, "x": 1e5, "t": True, "s": "aé😀", "l": [[1, {}]]}),
+    ]
+    for text, expected in steps:
+        reader.feed(text)
+        assert same(reader.value(), expected), (text, reader.value())
+    assert not reader.broken
+
+
+def test_a_number_ending_the_text_shows_once_the_text_is_complete() -> None:
+    reader = PartialJson()
+    reader.feed("42")
+    assert reader.value() is None
+    assert reader.value(complete=True) == 42
+    asm = CallAssembler()
+    asm.tool(0, "a", "f", "[1, 2")
+    assert asm.partial_arguments(0) == [1]
+
+
+def test_each_answer_is_a_new_object_for_the_open_containers() -> None:
+    asm = CallAssembler()
+    asm.tool(0, "a", "f", '{"a": [1, 2, ')
+    first = asm.partial_arguments(0)
+    first["a"].append("mine")
+    asm.tool(0, None, None, '3, "x')
+    assert asm.partial_arguments(0) == {"a": [1, 2, 3, "x"]}
+    assert first == {"a": [1, 2, "mine"]}
+
+
+def test_text_that_is_not_json_gets_the_repair_ladders_reading() -> None:
+    asm = CallAssembler()
+    asm.tool(0, "a", "f", "{'path': 'src/ma")
+    assert asm.partial_arguments(0) == {"path": "src/ma"}
+    assert asm._slots[0].partial is not None and asm._slots[0].partial.broken
+
+
+def test_snapshots_restart_the_reading() -> None:
+    # F7: cumulative snapshots; the value shown follows the snapshot reading once taken
+    asm = CallAssembler()
+    asm.tool(0, "a", "f", '{"a": 1')
+    assert asm.partial_arguments(0) == {}
+    asm.tool(0, None, None, '{"a": 12, "b": "x')
+    asm.tool(0, None, None, '{"a": 12, "b": "xyz"}')
+    asm.end()
+    assert asm.partial_arguments(0) == {"a": 12, "b": "xyz"}
+
+
+def test_invalid_escapes_and_stray_characters_stop_the_reading() -> None:
+    for text in ('{"a": "\\x"}', '{"a": 1,}', '{"a" 1}', "[1 2]", '{"a": 01}', "[nul]", "{}}"):
+        reader = PartialJson()
+        for c in text:
+            reader.feed(c)
+        assert reader.broken, text
+        assert reader.value() is None
