@@ -1,8 +1,9 @@
 """The value of arguments still streaming (``CallAssembler.partial_arguments``).
 
 A UI asks after every delta. What it is shown must never disagree with the final value
-where the two overlap ("prefix-consistent", defined in ``prefix_consistent``): numbers,
-literals and escapes show only once whole, strings as far as they came.
+where the two overlap: "prefix-consistent", defined (and checked) by
+``toolwire.assemble.partialjson.prefix_consistent``. Numbers, literals and escapes show
+only once whole, strings as far as they came.
 """
 
 from __future__ import annotations
@@ -14,43 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolwire.assemble import CallAssembler
-from toolwire.assemble.partialjson import PartialJson
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal, and of the same JSON type all the way down (``1`` is not ``1.0`` nor
-    ``True``)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
-def prefix_consistent(shown: Any, final: Any) -> bool:
-    """``shown`` is a view of ``final`` as far as the text has come: a string is a
-    prefix of the final string; an object holds the first keys of the final object in
-    order, and a list the first items, all equal to the final ones except the last,
-    which is itself prefix-consistent (it may be the container or string still open);
-    any other value is equal to the final one, of the same type."""
-    if isinstance(shown, str) and isinstance(final, str):
-        return final.startswith(shown)
-    if isinstance(shown, dict) and isinstance(final, dict):
-        keys = list(shown)
-        if keys != list(final)[: len(keys)]:
-            return False
-        return all(same(shown[k], final[k]) for k in keys[:-1]) and (
-            not keys or prefix_consistent(shown[keys[-1]], final[keys[-1]])
-        )
-    if isinstance(shown, list) and isinstance(final, list):
-        if len(shown) > len(final):
-            return False
-        return all(same(x, y) for x, y in zip(shown[:-1], final, strict=False)) and (
-            not shown or prefix_consistent(shown[-1], final[len(shown) - 1])
-        )
-    return same(shown, final)
+from toolwire.assemble.partialjson import PartialJson, prefix_consistent, same
 
 
 def feed_in_pieces(text: str, cuts: list[int]) -> tuple[list[Any], Any]:

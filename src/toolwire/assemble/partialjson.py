@@ -258,3 +258,42 @@ def _escaped(text: str, i: int) -> bool:
     while i - run >= 0 and text[i - run] == "\\":
         run += 1
     return run % 2 == 1
+
+
+# -- the rule, as a check (tests and the benchmark hold every shown value to it) ----
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal, and of the same JSON type all the way down (``1`` is not ``1.0`` nor
+    ``True``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def prefix_consistent(shown: Any, final: Any) -> bool:
+    """``shown`` is a view of ``final`` as far as the text has come: a string is a
+    prefix of the final string; an object holds the first keys of the final object in
+    order, and a list the first items, all equal to the final ones except the last,
+    which is itself prefix-consistent (it may be the container or string still open);
+    any other value is equal to the final one, of the same type."""
+    if isinstance(shown, str) and isinstance(final, str):
+        return final.startswith(shown)
+    if isinstance(shown, dict) and isinstance(final, dict):
+        keys = list(shown)
+        if keys != list(final)[: len(keys)]:
+            return False
+        return all(same(shown[k], final[k]) for k in keys[:-1]) and (
+            not keys or prefix_consistent(shown[keys[-1]], final[keys[-1]])
+        )
+    if isinstance(shown, list) and isinstance(final, list):
+        if len(shown) > len(final):
+            return False
+        return all(same(x, y) for x, y in zip(shown[:-1], final, strict=False)) and (
+            not shown or prefix_consistent(shown[-1], final[len(shown) - 1])
+        )
+    return same(shown, final)
