@@ -27,7 +27,7 @@ Duplicate keys are shown as they come; the final value keeps the last.
 from __future__ import annotations
 
 import re
-from json.decoder import scanstring
+from _json import scanstring  # the C string decoder json.loads uses
 from typing import Any, Final
 
 _SPACE: Final = re.compile(r"[ \t\n\r]*")
@@ -130,7 +130,7 @@ class PartialJson:
             pos = self._token(text, _LETTERS)
         space = _SPACE.match
         while pos < n and self.state < _STRING:
-            pos = space(text, pos).end()
+            pos = space(text, pos).end()  # type: ignore[union-attr]  # matches empty
             if pos >= n:
                 break
             c = text[pos]
