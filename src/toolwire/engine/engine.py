@@ -36,7 +36,6 @@ from toolwire.engine.results import ToolResult
 from toolwire.engine.tasks import TaskLedger
 from toolwire.events import ToolCall, Usage
 from toolwire.finish import NOT_GIVEN, CallFinisher
-from toolwire.frozen import Draft, fast_constructor
 from toolwire.jsontext import NotJSONError, dumps, text_of
 from toolwire.names import ambiguous_tool_message, resolve_tool_name, unknown_tool_message
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates, replace_surrogates_in
@@ -185,11 +184,6 @@ class _Texts:
                 stored = dumps(redacted.value, default=text_of)
         return _ArgumentsAudit(redacted.sha256, tokens, stored, redacted.redactor)
 
-
-# Built on the path of every call: frozen, without a frozen dataclass's per-field cost.
-_RECORD = Draft(ExecutionRecord)
-_new_result = fast_constructor(ToolResult)
-_new_policy_request = fast_constructor(PolicyRequest)
 
 Hook = Callable[[Phase, CallState], None]
 
@@ -715,7 +709,7 @@ class ToolEngine:
             state.decision = "approved" if state.approved else "allow"
             return
         assert state.tool is not None and state.arguments is not None
-        request = _new_policy_request(
+        request = PolicyRequest(
             tool=state.tool,
             name=state.name,
             arguments=state.arguments,
@@ -981,39 +975,37 @@ class ToolEngine:
         executor = extra.pop("executor", None)
         if extra:  # hook errors, approval reasons, what hooks add: free text
             extra = _redacted_extra(extra, redactor)
-        # Field by field on a draft: the same record as ExecutionRecord(...) with ~30
-        # keywords, without the cost of matching them (test_engine reads every field).
-        r = _RECORD.new()
-        r.record_id = self._new_id("rec")
-        r.call_id = state.call_id
-        r.tool_name = state.name
-        r.status = status
-        r.started_at = state.started_at
-        r.duration_ms = duration_ms
-        r.name_as_sent = state.name_as_sent
-        r.tool_type = "function" if tool is None or tool.executor != "mcp" else "extension"
-        r.tool_origin = tool.origin if tool is not None else ""
-        r.tool_description = tool.spec.description if tool is not None else ""
-        r.session_id = state.session_id
-        r.task_id = state.task_id
-        r.turn = state.turn
-        r.executor = executor
-        r.error_type = state.error_type
-        r.error_message = error_message
-        r.arguments_sha256 = audit.sha256
-        r.arguments = audit.stored
-        r.arguments_tokens = audit.tokens
-        r.repairs = tuple(state.repairs)
-        r.validation_errors = validation_errors
-        r.violations = violations
-        r.policy_decision = state.decision
-        r.approval_id = state.approval_id
-        r.result_chars = texts.result_chars
-        r.result_tokens = texts.result_tokens
-        r.result_truncated = texts.truncated
-        r.tokenizer = self._tokenizer
-        r.extra = extra
-        record = _RECORD.seal(r)
+        record = ExecutionRecord(
+            record_id=self._new_id("rec"),
+            call_id=state.call_id,
+            tool_name=state.name,
+            status=status,
+            started_at=state.started_at,
+            duration_ms=duration_ms,
+            name_as_sent=state.name_as_sent,
+            tool_type="function" if tool is None or tool.executor != "mcp" else "extension",
+            tool_origin=tool.origin if tool is not None else "",
+            tool_description=tool.spec.description if tool is not None else "",
+            session_id=state.session_id,
+            task_id=state.task_id,
+            turn=state.turn,
+            executor=executor,
+            error_type=state.error_type,
+            error_message=error_message,
+            arguments_sha256=audit.sha256,
+            arguments=audit.stored,
+            arguments_tokens=audit.tokens,
+            repairs=tuple(state.repairs),
+            validation_errors=validation_errors,
+            violations=violations,
+            policy_decision=state.decision,
+            approval_id=state.approval_id,
+            result_chars=texts.result_chars,
+            result_tokens=texts.result_tokens,
+            result_truncated=texts.truncated,
+            tokenizer=self._tokenizer,
+            extra=extra,
+        )
         for sink in self.sinks:
             try:
                 sink.write(record)
@@ -1023,7 +1015,7 @@ class ToolEngine:
         if state.pending is not None and status == "pending_approval":
             # Listed only now: a reject from now on finds the arguments counted.
             self._pending[state.pending.approval_id] = (state.pending, audit)
-        return _new_result(
+        return ToolResult(
             call_id=state.call_id,
             name=state.name,
             status=status,

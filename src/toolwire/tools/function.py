@@ -11,7 +11,6 @@ from typing import Any, get_type_hints, overload
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from toolwire.frozen import fast_constructor
 from toolwire.spec import ToolSpec
 from toolwire.tools.base import (
     ArgumentsRejected,
@@ -22,9 +21,6 @@ from toolwire.tools.base import (
     ToolOutput,
 )
 from toolwire.tools.docstrings import parse_docstring
-
-# Built on every call: without a frozen dataclass's per-field cost.
-_new_output = fast_constructor(ToolOutput)
 
 
 class ToolDefinitionError(TypeError):
@@ -91,7 +87,7 @@ class FunctionTool:
             value = await anyio.to_thread.run_sync(
                 functools.partial(_call_in_thread, self.fn, kwargs), abandon_on_cancel=True
             )
-        return _new_output(value)
+        return ToolOutput(value)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calling the tool calls the function, so decorated functions stay usable."""
