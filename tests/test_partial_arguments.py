@@ -107,6 +107,10 @@ def test_a_number_ending_the_text_shows_once_the_text_is_complete() -> None:
     reader.feed("42")
     assert reader.value() is None
     assert reader.value(complete=True) == 42
+    for cut_short in ("-", "1e", "1."):
+        reader = PartialJson()
+        reader.feed(cut_short)
+        assert reader.value(complete=True) is None
     asm = CallAssembler()
     asm.tool(0, "a", "f", "[1, 2")
     assert asm.partial_arguments(0) == [1]

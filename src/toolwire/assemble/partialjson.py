@@ -90,7 +90,9 @@ class PartialJson:
                 pieces[:] = ["".join(pieces)]  # joined once, not again on every ask
             leaf = pieces[0]
         elif self.state == _NUMBER_TOKEN and complete:
-            leaf = _number("".join(self._pieces))
+            raw = "".join(self._pieces)
+            if _NUMBER.match(raw):  # not "-" or "1e": no number even at the end
+                leaf = _number(raw)
         if not self._stack:
             if self._root is not _NOTHING:
                 return self._root
