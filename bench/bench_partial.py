@@ -171,24 +171,31 @@ def speed(size: int, delta: int, repeats: int) -> None:
         **peers(),
     }
     runs = {k: v for k, v in contenders.items() if not isinstance(v, str)}
-    for run in runs.values():  # warm up (imports, caches)
-        run(deltas[:64])
     if toolwire_partial(deltas) != final:
         raise SystemExit("toolwire's last value is not the final value")
     times: dict[str, list[float]] = {k: [] for k in runs}
     ratios: dict[str, list[float]] = {k: [] for k in runs}
     bounds: dict[str, Bound] = {}
-    loops = max(1, 65536 // size)  # a sample of a short stream: several runs of it
+    loops: dict[str, int] = {}
+    for name, run in runs.items():  # warm up; a sample lasts at least 20 ms
+        try:
+            one = per_delta(run, deltas, 1) * len(deltas)
+        except Bound as b:
+            bounds[name] = b
+            continue
+        loops[name] = max(1, round(0.02 / one))
+    spent = dict.fromkeys(runs, 0.0)
     for _ in range(repeats):
-        ours = per_delta(toolwire_partial, deltas, loops)
+        ours = per_delta(toolwire_partial, deltas, loops["toolwire partial_arguments"])
         for name, run in runs.items():
-            if name in bounds:
+            # a slow peer is sampled until it has used the budget (once at least)
+            if name in bounds or spent[name] > BUDGET_S:
                 continue
-            try:
-                t = ours if name == "toolwire partial_arguments" else per_delta(run, deltas, loops)
-            except Bound as b:
-                bounds[name] = b
-                continue
+            if name == "toolwire partial_arguments":
+                t = ours
+            else:
+                t = per_delta(run, deltas, loops[name])
+            spent[name] += t * len(deltas) * loops[name]
             times[name].append(t)
             ratios[name].append(t / ours)
     print(f"\n## {size // 1024} KB arguments in {delta}-byte deltas ({len(deltas)} deltas)")
