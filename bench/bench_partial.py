@@ -7,8 +7,8 @@ What a UI does with each, timed per delta, all in this run on the same deltas:
     ``partial_arguments(0)`` answers the value; the assembly alone is shown too, so the
     cost of the answer itself is the difference;
   - toolwire before issue 15: the repair ladder's ``partial_value`` on all text so far;
-  - jiter: ``jiter.from_json(buffer, partial_mode="trailing-strings")`` on all bytes so
-    far (what the anthropic SDK does), the buffer grown by each encoded delta;
+  - jiter: ``jiter.from_json(text.encode(), partial_mode="trailing-strings")`` on all
+    text so far (what the anthropic SDK does);
   - partial-json-parser: ``partial_json_parser.loads`` on all text so far;
   - json_repair: ``json_repair.loads`` on all text so far.
 Every peer re-reads everything on every delta: that is how each is used, since none
@@ -103,39 +103,28 @@ def reparsing(parse: Callable[[str], Any]) -> Run:
     return run
 
 
-def jiter_run() -> Run:
-    import jiter
-
-    def run(deltas: list[str]) -> Any:
-        buf = b""
-        value = None
-        for d in deltas:
-            buf += d.encode()
-            value = jiter.from_json(buf, partial_mode="trailing-strings")
-        return value
-
-    return run
-
-
-def peers() -> dict[str, Run | str]:
-    """Each peer's run, or why it is missing."""
-    out: dict[str, Run | str] = {}
+def peer_parsers() -> dict[str, Callable[[str], Any] | str]:
+    """Each peer's parse of all text so far, or why it is missing."""
+    out: dict[str, Callable[[str], Any] | str] = {}
+    missing = "not installed (--install-peers)"
     try:
-        out["jiter"] = jiter_run()
+        import jiter
+
+        out["jiter"] = lambda t: jiter.from_json(t.encode(), partial_mode="trailing-strings")
     except ImportError:
-        out["jiter"] = "not installed (--install-peers)"
+        out["jiter"] = missing
     try:
         import partial_json_parser
 
-        out["partial-json-parser"] = reparsing(partial_json_parser.loads)
+        out["partial-json-parser"] = partial_json_parser.loads
     except ImportError:
-        out["partial-json-parser"] = "not installed (--install-peers)"
+        out["partial-json-parser"] = missing
     try:
         import json_repair
 
-        out["json_repair"] = reparsing(json_repair.loads)
+        out["json_repair"] = json_repair.loads
     except ImportError:
-        out["json_repair"] = "not installed (--install-peers)"
+        out["json_repair"] = missing
     return out
 
 
@@ -168,8 +157,9 @@ def speed(size: int, delta: int, repeats: int) -> None:
         "toolwire assembly only": toolwire_assembly,
         "toolwire partial_arguments": toolwire_partial,
         "toolwire before (ladder)": reparsing(partial_value),
-        **peers(),
     }
+    for name, parse in peer_parsers().items():
+        contenders[name] = parse if isinstance(parse, str) else reparsing(parse)
     runs = {k: v for k, v in contenders.items() if not isinstance(v, str)}
     if toolwire_partial(deltas) != final:
         raise SystemExit("toolwire's last value is not the final value")
@@ -232,44 +222,27 @@ def honesty(delta: int) -> None:
     deltas = [args[i : i + delta] for i in range(0, len(args), delta)]
     print(f"\n## Shown values that disagree with the final ({len(args)} B, {delta}-byte deltas)")
     print(f"{'who':<28} {'disagreeing':>12} {'of':>6}")
-    contenders: dict[str, Callable[[str], Any] | str] = {"toolwire partial_arguments": ""}
-    contenders["toolwire before (ladder)"] = partial_value
-    try:
-        import jiter
-
-        contenders["jiter"] = lambda t: jiter.from_json(t.encode(), partial_mode="trailing-strings")
-    except ImportError:
-        pass
-    try:
-        import partial_json_parser
-
-        contenders["partial-json-parser"] = partial_json_parser.loads
-    except ImportError:
-        pass
-    try:
-        import json_repair
-
-        contenders["json_repair"] = json_repair.loads
-    except ImportError:
-        pass
-    for name, parse in contenders.items():
-        shown: list[Any] = []
-        if isinstance(parse, str):
-            asm = CallAssembler()
-            asm.tool(0, "call_1", "f", "")
-            for d in deltas:
-                asm.tool(0, None, None, d)
-                shown.append(asm.partial_arguments(0))
-        else:
-            text = ""
-            for d in deltas:
-                text += d
-                try:
-                    shown.append(parse(text))
-                except Exception:  # a peer that refuses a prefix shows nothing
-                    shown.append(None)
-        bad = sum(1 for v in shown if v is not None and not prefix_consistent(v, final))
-        print(f"{name:<28} {bad:>12} {len(shown):>6}")
+    asm = CallAssembler()
+    asm.tool(0, "call_1", "f", "")
+    shown: dict[str, list[Any]] = {"toolwire partial_arguments": []}
+    for d in deltas:
+        asm.tool(0, None, None, d)
+        shown["toolwire partial_arguments"].append(asm.partial_arguments(0))
+    parsers = {"toolwire before (ladder)": partial_value, **peer_parsers()}
+    for name, parse in parsers.items():
+        if isinstance(parse, str):  # not installed
+            continue
+        values = shown[name] = []
+        text = ""
+        for d in deltas:
+            text += d
+            try:
+                values.append(parse(text))
+            except Exception:  # a peer that refuses a prefix shows nothing
+                values.append(None)
+    for name, values in shown.items():
+        bad = sum(1 for v in values if v is not None and not prefix_consistent(v, final))
+        print(f"{name:<28} {bad:>12} {len(values):>6}")
 
 
 if __name__ == "__main__":
