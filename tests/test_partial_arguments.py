@@ -51,7 +51,7 @@ JSON_VALUES = st.recursive(
 ARGS = st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=5)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ARGS | JSON_VALUES,
     st.lists(st.integers(min_value=0, max_value=400), max_size=40),
