@@ -12,13 +12,15 @@ What a UI does with each, timed per delta, all in this run on the same deltas:
   - partial-json-parser: ``partial_json_parser.loads`` on all text so far;
   - json_repair: ``json_repair.loads`` on all text so far.
 Every peer re-reads everything on every delta: that is how each is used, since none
-keeps state between calls. Figures are process CPU time, medians over runs in which
-the contenders alternate; ratios are medians of the paired runs. A peer that needs more than the
-budget for one run is stopped and reported as a lower bound.
+keeps state between calls. Figures are process CPU time per delta, medians over runs
+in which the contenders alternate (each sample at least 20 ms; a slow peer is sampled
+until it has used the budget); ratios are medians of the paired runs. A peer that
+needs more than the budget for one run is stopped and reported as a lower bound.
 
-Peers are imported from this environment or, with ``--install-peers``, from a folder the
-bench fills with ``pip install --target`` (jiter is a wheel, the others pure Python);
-none of them is in the lock.
+jiter and json-repair are in the environment already (the ``bench`` extra; jiter also
+comes with openai). partial-json-parser (pure Python) is not in the lock:
+``--install-peers`` puts whatever peer is missing into a separate folder with
+``pip install --target``.
 
 The last table counts values shown that disagree with the final value (see
 ``toolwire.assemble.partialjson.prefix_consistent``) on arguments full of numbers.
