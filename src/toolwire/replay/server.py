@@ -48,25 +48,41 @@ Answer = Script | Callable[[Any], Script]
 
 @dataclass
 class Dialogue:
-    """Answers by turn: the number of tool results in the request's messages picks the
+    """Answers by turn: the number of tool results in the request's history picks the
     script (the first turn has none); the last script answers every later turn. A tool
-    result is a Chat ``tool`` message or an Anthropic ``tool_result`` block."""
+    result is, by wire: a Chat or Ollama ``tool`` message, an Anthropic ``tool_result``
+    block, a Responses ``function_call_output`` item, a Gemini ``functionResponse``
+    part."""
 
     turns: list[Script]
 
     def __call__(self, body: Any) -> Script:
-        messages = body.get("messages") if isinstance(body, dict) else None
-        results = sum(_tool_results(m) for m in messages or [] if isinstance(m, dict))
-        return self.turns[min(results, len(self.turns) - 1)]
+        return self.turns[min(tool_results(body), len(self.turns) - 1)]
 
 
-def _tool_results(message: dict[str, Any]) -> int:
-    if message.get("role") == "tool":
-        return 1
-    content = message.get("content")
-    if not isinstance(content, list):
+def tool_results(body: Any) -> int:
+    """How many tool results a request of any wire carries."""
+    if not isinstance(body, dict):
         return 0
-    return sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+    entries = body.get("messages") or body.get("input") or body.get("contents")
+    if not isinstance(entries, list):
+        return 0
+    return sum(_tool_results(m) for m in entries if isinstance(m, dict))
+
+
+def _tool_results(entry: dict[str, Any]) -> int:
+    if entry.get("role") == "tool" or entry.get("type") == "function_call_output":
+        return 1
+    blocks = entry.get("content")
+    if not isinstance(blocks, list):
+        blocks = entry.get("parts")  # Gemini
+    if not isinstance(blocks, list):
+        return 0
+    return sum(
+        1
+        for b in blocks
+        if isinstance(b, dict) and (b.get("type") == "tool_result" or "functionResponse" in b)
+    )
 
 
 @dataclass
