@@ -205,11 +205,15 @@ class ReplayServer:
     async def _stream(
         self, script: Script, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> bool:
+        # A whole stream leaves the connection open for the next request, as model
+        # servers do; one scripted to drop says it closes, so that no client reuses it.
+        close = b"connection: close\r\n" if script.drop_after is not None else b""
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: "
             + script.content_type.encode()
-            # the connection ends with the stream: said, so that no client reuses it
-            + b"\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+            + b"\r\ntransfer-encoding: chunked\r\n"
+            + close
+            + b"\r\n"
         )
         gone = asyncio.ensure_future(reader.read(1))  # EOF: the client went away
         try:
@@ -223,9 +227,11 @@ class ReplayServer:
                 if gone.done():
                     self.disconnects.append(time.monotonic())
                     return False
+            # stop watching before the end: the client's next request stays unread
+            gone.cancel()
             writer.write(b"0\r\n\r\n")
             await writer.drain()
-            return False
+            return True
         finally:
             gone.cancel()
 
