@@ -313,3 +313,29 @@ async def test_a_tool_name_the_wire_refuses_goes_out_renamed_and_runs_under_its_
     assert (outcome.call.name, outcome.call.status, outcome.status) == ("2x.add", "complete", "ok")
     [call, reply] = wire.history(second)
     assert call[2] == wire_name and reply[2] == "2"
+
+
+@pytest.mark.parametrize("name", ["anthropic", "openai-responses"])
+async def test_f32_an_id_the_server_sends_again_next_turn_gets_one_of_its_own(
+    name: str,
+) -> None:
+    """F32: a local server sends ``call_0`` turn after turn. Two history entries under
+    one id would be dropped as a repeat by the translation to this wire (the model
+    would lose its second turn and ask again forever): the second call gets an id of its
+    own, and the third request carries both calls and both results, each pair linked."""
+    wire = WIRES[name]
+    sink = MemorySink()
+    again = wire.answer(calls=[WireCall("call_0", "add", '{"a": 1, "b": 1}')])
+    turns = [again, again, wire.answer("Done.")]
+    with ReplayServer({"m": Dialogue(turns)}) as up:
+        result = await agent_for(wire, up, sink).run("add twice")
+        third = up.requests[2].body
+    assert result.stop == "done" and result.turns == 3 and RAN == [(1, 1), (1, 1)]
+    first_id, second_id = (c.call.id for c in result.calls)
+    assert first_id == "call_0" and second_id not in (None, "call_0")
+    assert wire.history(third) == [
+        ("call", first_id, "add", {"a": 1, "b": 1}),
+        ("result", first_id, "2"),
+        ("call", second_id, "add", {"a": 1, "b": 1}),
+        ("result", second_id, "2"),
+    ]
