@@ -161,3 +161,33 @@ def test_dicts_and_pydantic_models_are_read_and_other_objects_reported() -> None
     chunk = {"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}
     result = StreamResult.collect(parser.feed_object(chunk) + parser.close())
     assert (result.text, result.finish_reason, result.errors) == ("hi", "stop", [])
+
+
+def test_the_sdks_stream_helpers_events_give_the_same_calls() -> None:
+    """``chat.completions.stream()`` wraps each chunk in a ``chunk`` event beside its
+    own derived events, and ``messages.stream()`` adds ``text`` / ``input_json`` events
+    with snapshots: fed everything, the parser reads each server message once. (With
+    arguments that parse: the helpers themselves fail on broken ones.)"""
+    clean = [WireCall("call_A", "add", '{"a": 4, "b": 5}')]
+    chat = chat_answer(clean)
+    messages = anthropic_answer("Adding.", clean)
+    with ReplayServer({"chat": chat, "messages": messages}) as up:
+        oai = openai.OpenAI(base_url=up.url, api_key="k", max_retries=0)
+        with oai.chat.completions.stream(
+            model="chat", messages=[{"role": "user", "content": "add"}]
+        ) as stream:
+            chat_events = list(stream)
+        claude = anthropic.Anthropic(base_url=up.url.removesuffix("/v1"), api_key="k")
+        with claude.messages.stream(
+            model="messages", max_tokens=100, messages=[{"role": "user", "content": "add"}]
+        ) as stream:
+            claude_events = list(stream)
+    assert {e.type for e in chat_events} >= {"chunk", "content.delta"}
+    assert {e.type for e in claude_events} >= {"text", "input_json", "content_block_delta"}
+    for events, script, wire in (
+        (chat_events, chat, "openai-chat"),
+        (claude_events, messages, "anthropic"),
+    ):
+        from_bytes = parse_stream(b"".join(script.chunks), wire, [ADD])
+        assert summary(parse_sdk_stream(events, [ADD])) == summary(from_bytes)
+        assert [c.arguments for c in from_bytes.calls] == [{"a": 4, "b": 5}]

@@ -41,6 +41,8 @@ def object_value(obj: Any) -> dict[str, Any] | None:
             "." in kind and not kind.startswith("response.")  # openai's chat helper events
         ):
             return None
+    if isinstance(obj, dict):
+        return obj  # read, never changed
     if isinstance(obj, Mapping):
         return dict(obj)
     dump = getattr(obj, "model_dump", None)
