@@ -35,15 +35,12 @@ from toolwire.engine import ToolEngine
 from toolwire.events import ToolCall
 from toolwire.parser import StreamParser
 from toolwire.replay import (
-    DONE,
     ReplayServer,
     Script,
     WireCall,
     anthropic_answer,
-    chat_chunk,
-    text_stream,
+    chat_answer,
     tool_results,
-    usage_chunk,
 )
 from toolwire.tools import tool
 
@@ -60,24 +57,12 @@ def call_arguments(i: int) -> str:
     return f'{{"path": "src/module_{i}.py", "line": {10 * i + 1}}}'
 
 
-def chat_turn() -> Script:
-    """4 parallel calls as vLLM streams them: a header, then argument fragments."""
-    chunks = [chat_chunk({"role": "assistant", "content": None})]
-    for i in range(CALLS):
-        header = {"index": i, "id": f"call_{i}", "type": "function"}
-        chunks.append(chat_chunk({"tool_calls": [{**header, "function": {"name": "noop"}}]}))
-        text = call_arguments(i)
-        for j in range(0, len(text), 8):
-            fragment = {"index": i, "function": {"arguments": text[j : j + 8]}}
-            chunks.append(chat_chunk({"tool_calls": [fragment]}))
-    return Script([*chunks, chat_chunk({}, "tool_calls"), usage_chunk(400, 60), DONE])
-
-
 def answers(fmt: str, turns: int) -> tuple[Script, Script]:
-    if fmt == "anthropic":
-        calls = [WireCall(f"toolu_{i}", "noop", call_arguments(i)) for i in range(CALLS)]
-        return anthropic_answer(calls=calls), anthropic_answer("All files are fine.")
-    return chat_turn(), Script(text_stream(["All files ", "are fine."]))
+    """4 parallel calls (a header, then argument fragments, as vLLM streams them), and
+    the closing text answer."""
+    make = anthropic_answer if fmt == "anthropic" else chat_answer
+    calls = [WireCall(f"call_{i}", "noop", call_arguments(i)) for i in range(CALLS)]
+    return make(calls=calls, usage=(400, 60)), make("All files are fine.")
 
 
 def serve(fmt: str, turns: int) -> None:

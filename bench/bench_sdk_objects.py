@@ -25,32 +25,17 @@ import openai
 
 from toolwire.parser import StreamParser
 from toolwire.replay import (
-    DONE,
     ReplayServer,
-    Script,
     WireCall,
     anthropic_answer,
-    chat_chunk,
+    chat_answer,
     responses_answer,
-    usage_chunk,
 )
 
 CLOCK = time.process_time
 TEXT = "The sum of the two numbers is what you asked for. " * 12
 ARGS = '{"a": 4, "b": 5, "note": "' + "x" * 400 + '"}'
 CALLS = [WireCall("call_A", "add", ARGS), WireCall("call_B", "add", ARGS)]
-
-
-def chat_script() -> Script:
-    chunks = [chat_chunk({"role": "assistant", "content": ""})]
-    chunks += [chat_chunk({"content": TEXT[i : i + 4]}) for i in range(0, len(TEXT), 4)]
-    for index, call in enumerate(CALLS):
-        header = {"index": index, "id": call.id, "type": "function"}
-        chunks.append(chat_chunk({"tool_calls": [{**header, "function": {"name": call.name}}]}))
-        for i in range(0, len(call.arguments), 4):
-            piece = {"index": index, "function": {"arguments": call.arguments[i : i + 4]}}
-            chunks.append(chat_chunk({"tool_calls": [piece]}))
-    return Script([*chunks, chat_chunk({}, "tool_calls"), usage_chunk(40, 12), DONE])
 
 
 def sdk_objects(server: ReplayServer, wire: str) -> list[Any]:
@@ -90,7 +75,7 @@ def run(objects: list[Any], feed: Callable[[StreamParser, Any], object], wire: s
 
 def main(rounds: int) -> None:
     scripts = {
-        "openai-chat": chat_script(),
+        "openai-chat": chat_answer(TEXT, CALLS, pieces=4),
         "anthropic": anthropic_answer(TEXT, CALLS, pieces=4),
         "openai-responses": responses_answer(TEXT, CALLS, pieces=4),
     }

@@ -16,15 +16,11 @@ from toolwire import aparse_sdk_stream, parse_sdk_stream, parse_stream
 from toolwire.events import StreamResult
 from toolwire.parser import StreamParser
 from toolwire.replay import (
-    DONE,
     ReplayServer,
-    Script,
     WireCall,
     anthropic_answer,
-    call_stream,
-    chat_chunk,
+    chat_answer,
     responses_answer,
-    usage_chunk,
 )
 
 pytestmark = pytest.mark.gateway
@@ -40,18 +36,6 @@ ADD = {
 PYTHON_DICT = "{'a': 4, 'b': 5,}"
 CALLS = [WireCall("call_A", "add", PYTHON_DICT), WireCall("call_B", "add", '{"a": 1, "b": 2}')]
 CUT = [WireCall("call_cut", "add", '{"a": 4, "b": ')]
-
-
-def chat_answer(calls: list[WireCall]) -> Script:
-    """Text, then parallel calls streamed in fragments, as vLLM sends them."""
-    chunks = [chat_chunk({"role": "assistant", "content": "Adding."})]
-    for index, call in enumerate(calls):
-        header = {"index": index, "id": call.id, "type": "function"}
-        chunks.append(chat_chunk({"tool_calls": [{**header, "function": {"name": call.name}}]}))
-        for piece in (call.arguments[:6], call.arguments[6:]):
-            fragment = {"index": index, "function": {"arguments": piece}}
-            chunks.append(chat_chunk({"tool_calls": [fragment]}))
-    return Script([*chunks, chat_chunk({}, "tool_calls"), usage_chunk(40, 12), DONE])
 
 
 def chat_objects(server: ReplayServer) -> list[Any]:
@@ -77,7 +61,7 @@ def anthropic_objects(server: ReplayServer) -> list[Any]:
 
 
 CASES = {
-    "openai-chat": (chat_answer(CALLS), call_stream("add", ['{"a": 4, "b": '], "length")),
+    "openai-chat": (chat_answer("Adding.", CALLS), chat_answer(calls=CUT, cut=True)),
     "openai-responses": (
         responses_answer("Adding.", CALLS),
         responses_answer(calls=CUT, cut=True),
@@ -99,8 +83,6 @@ def summary(result: StreamResult) -> tuple[Any, ...]:
 @pytest.mark.parametrize("which", ["broken", "cut"])
 def test_f1_f2_sdk_objects_give_the_calls_their_bytes_give(wire: str, which: str) -> None:
     script = CASES[wire][0 if which == "broken" else 1]
-    if isinstance(script, list):
-        script = Script(script)
     with ReplayServer({"m": script}) as up:
         objects = CLIENTS[wire](up)
     assert objects and all(not isinstance(o, dict) for o in objects)  # the SDK's own types
@@ -122,7 +104,7 @@ def test_f1_f2_sdk_objects_give_the_calls_their_bytes_give(wire: str, which: str
 async def test_an_async_sdk_stream_fed_object_by_object() -> None:
     """The async client, and ``feed_object`` by hand (each object passed on as it
     comes): the same calls as the bytes."""
-    script = chat_answer(CALLS)
+    script = chat_answer("Adding.", CALLS)
     with ReplayServer({"m": script}) as up:
         client = openai.AsyncOpenAI(base_url=up.url, api_key="k", max_retries=0)
         stream = await client.chat.completions.create(
@@ -169,7 +151,7 @@ def test_the_sdks_stream_helpers_events_give_the_same_calls() -> None:
     with snapshots: fed everything, the parser reads each server message once. (With
     arguments that parse: the helpers themselves fail on broken ones.)"""
     clean = [WireCall("call_A", "add", '{"a": 4, "b": 5}')]
-    chat = chat_answer(clean)
+    chat = chat_answer("Adding.", clean)
     messages = anthropic_answer("Adding.", clean)
     with ReplayServer({"chat": chat, "messages": messages}) as up:
         oai = openai.OpenAI(base_url=up.url, api_key="k", max_retries=0)

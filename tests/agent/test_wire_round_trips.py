@@ -28,23 +28,10 @@ from toolwire.replay import (
     ollama_answer,
     responses_answer,
 )
-from toolwire.tools import tool
+
+from .test_loop import RAN, _clear_ran, add  # noqa: F401 (the autouse fixture too)
 
 pytestmark = pytest.mark.anyio
-
-RAN: list[tuple[int, int]] = []
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    RAN.append((a, b))
-    return a + b
-
-
-@pytest.fixture(autouse=True)
-def _clear_ran() -> None:
-    RAN.clear()
 
 
 # (kind, call id, name, arguments as an object) / (kind, call id, result text): what a

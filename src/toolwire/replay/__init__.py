@@ -13,6 +13,7 @@ from toolwire.replay.streams import (
 from toolwire.replay.wires import (
     WireCall,
     anthropic_answer,
+    chat_answer,
     gemini_answer,
     ollama_answer,
     responses_answer,
@@ -28,6 +29,7 @@ __all__ = [
     "WireCall",
     "anthropic_answer",
     "call_stream",
+    "chat_answer",
     "chat_chunk",
     "gemini_answer",
     "ollama_answer",

@@ -1,11 +1,12 @@
 """Scripted answers in each upstream wire format, in the stream shapes the real servers
-send (Anthropic Messages, OpenAI Responses, Gemini ``streamGenerateContent?alt=sse``,
-Ollama ``/api/chat``): the building blocks of a ``Dialogue`` for the other wires.
+send (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses, Gemini
+``streamGenerateContent?alt=sse``, Ollama ``/api/chat``): the building blocks of a
+``Dialogue``.
 
     Script = anthropic_answer(calls=[WireCall("toolu_1", "add", '{"a": 1}')])
 
 A call's ``arguments`` is its argument text for the wires that stream it in fragments
-(Anthropic, Responses; split in ``pieces``), and the value sent for the wires that send
+(Chat, Anthropic, Responses; split in ``pieces``), and the value sent for the wires that send
 a call whole (Gemini, Ollama: an object as they send it, a string to script a server
 that sends the arguments as text). ``cut``: the answer stops at the output token limit
 with its last call unfinished.
@@ -20,6 +21,7 @@ from typing import Any
 import orjson
 
 from toolwire.replay.server import Script
+from toolwire.replay.streams import DONE, chat_chunk, usage_chunk
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,31 @@ class WireCall:
 
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+# -- OpenAI Chat Completions ------------------------------------------------------------
+
+
+def chat_answer(
+    text: str = "",
+    calls: Sequence[WireCall] = (),
+    *,
+    cut: bool = False,
+    usage: tuple[int, int] = (30, 9),
+    pieces: int = 8,
+) -> Script:
+    """A Chat Completions stream as vLLM sends it: the text in pieces, then each call's
+    header (id, name) and its argument fragments, the finish, the usage, ``[DONE]``."""
+    chunks = [chat_chunk({"role": "assistant", "content": ""})]
+    chunks += [chat_chunk({"content": p}) for p in (_pieces(text, pieces) if text else [])]
+    for index, call in enumerate(calls):
+        header = {"index": index, "id": call.id, "type": "function"}
+        chunks.append(chat_chunk({"tool_calls": [{**header, "function": {"name": call.name}}]}))
+        for piece in _pieces(call.arguments, pieces):
+            fragment = {"index": index, "function": {"arguments": piece}}
+            chunks.append(chat_chunk({"tool_calls": [fragment]}))
+    finish = "length" if cut else "tool_calls" if calls else "stop"
+    return Script([*chunks, chat_chunk({}, finish), usage_chunk(*usage), DONE])
 
 
 # -- Anthropic Messages -----------------------------------------------------------------
