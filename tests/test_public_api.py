@@ -54,6 +54,7 @@ SUBPACKAGES = (
     "audit",
     "agent",
     "client",
+    "sdk",
 )
 
 

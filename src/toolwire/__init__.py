@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     )
     from toolwire.parser import StreamParser, UnknownFormatError, parse_stream
     from toolwire.repair import RepairResult, repair_json
+    from toolwire.sdk import aparse_sdk_stream, parse_sdk_stream
     from toolwire.spec import ToolSpec
     from toolwire.tools import (
         MCPToolset,
@@ -58,6 +59,8 @@ _HOMES = {
     "parse_stream": "toolwire.parser",
     "UnknownFormatError": "toolwire.parser",
     "ToolSpec": "toolwire.spec",
+    "parse_sdk_stream": "toolwire.sdk",  # an openai / anthropic SDK stream's objects
+    "aparse_sdk_stream": "toolwire.sdk",
     # what comes out of it
     "ToolCall": "toolwire.events",
     "StreamResult": "toolwire.events",
@@ -125,12 +128,14 @@ __all__ = [
     "ToolSpec",
     "UnknownFormatError",
     "Usage",
+    "aparse_sdk_stream",
     "build_report",
     "coerce_arguments",
     "convert_stream",
     "encode_response",
     "load_mcp_config",
     "open_agent",
+    "parse_sdk_stream",
     "parse_stream",
     "repair_json",
     "tool",

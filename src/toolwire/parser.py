@@ -33,6 +33,7 @@ from toolwire.providers import DECODERS, PlainTextDecoder, WireDecoder, detect_f
 from toolwire.providers.bodies import BODY_DECODERS, json_wire
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import partial_value
+from toolwire.sdkobjects import object_value, object_wire
 from toolwire.spec import ToolSpec
 
 _DETECT_LIMIT = 65536  # bytes looked at before giving up on recognising a wire format
@@ -124,6 +125,30 @@ class StreamParser:
             data = b"".join(self._pending)
             self._pending = []
         self._decoder.feed(data)
+        return self.assembler.drain()
+
+    def feed_object(self, obj: Any) -> list[Event]:
+        """One stream message an SDK has already parsed: an ``openai``
+        ``ChatCompletionChunk`` or Responses event, an ``anthropic``
+        ``RawMessageStreamEvent``, any pydantic model or a dict of a wire's message
+        (see ``toolwire.sdkobjects``). Objects a stream helper derives from the
+        server's own (text and snapshot events) are skipped. Gives the events the
+        message's bytes would; error events carry no wire text."""
+        try:
+            value = object_value(obj)
+        except TypeError as exc:
+            self.assembler.error(str(exc))
+            return self.assembler.drain()
+        if value is None:
+            return []
+        if self._decoder is None:
+            name = self.format if self.format != "auto" else object_wire(value)
+            if name is None:
+                self.assembler.error(f"not a stream message of any wire: {str(value)[:200]}")
+                return self.assembler.drain()
+            self._use(name, body=False)
+            assert self._decoder is not None
+        self._decoder.feed_value(value)
         return self.assembler.drain()
 
     def close(self) -> list[Event]:

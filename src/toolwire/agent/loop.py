@@ -45,6 +45,7 @@ from toolwire.agent.history import (
     unique_ids,
     used_ids,
 )
+from toolwire.agent.wirenames import declared_names
 from toolwire.audit.tracing import AgentSpan, ChatSpan
 from toolwire.client import ModelClient, UpstreamError
 from toolwire.engine import ToolEngine
@@ -355,21 +356,24 @@ class Agent:
         if specs:
             body["tools"] = [to_openai_tool(spec) for spec in specs]
         prepared = self.client.prepare(body, "openai-chat", stream=True)
-        parser = StreamParser(self.client.format, specs, text_format=self.text_format)
+        names = prepared.names  # names the wire refuses went out changed: read them so
+        wire_specs = names.wire_specs(specs) if names is not None else specs
+        parser = StreamParser(self.client.format, wire_specs, text_format=self.text_format)
         emitter = TextEmitter(self.text_size, self.text_interval)
         thinking = TextEmitter(self.text_size, self.text_interval)
         try:
             response = await self.client.open(prepared)
             try:
                 async for chunk in response.iter_bytes():
-                    for event in answer.take(parser.feed(chunk), emitter, thinking, turn):
+                    events = declared_names(parser.feed(chunk), names)
+                    for event in answer.take(events, emitter, thinking, turn):
                         yield event
             finally:
                 with anyio.CancelScope(shield=True):  # closed even when cancelled
                     await response.aclose()
         except UpstreamError as exc:
             answer.error = exc.message
-        for event in answer.take(parser.close(), emitter, thinking, turn):
+        for event in answer.take(declared_names(parser.close(), names), emitter, thinking, turn):
             yield event
         rest = thinking.flush()
         if rest:

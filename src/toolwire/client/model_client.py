@@ -177,6 +177,7 @@ class ModelClient:
         self.format = format
         self.base_url = base_url.rstrip("/")
         self.url = self.base_url + WIRE_PATHS[format]
+        self._url = httpx.URL(self.url)  # parsed once: httpx parses a string per request
         self.model = model
         self._api_key = api_key
         self.api_key_env = api_key_env
@@ -257,7 +258,7 @@ class ModelClient:
                 response = await self._http.send(
                     self._http.build_request(
                         "POST",
-                        request.url or self.url,
+                        request.url or self._url,
                         content=content,
                         headers=self._request_headers(),
                     ),

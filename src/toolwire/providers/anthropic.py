@@ -66,6 +66,10 @@ class AnthropicDecoder(SSEWireDecoder):
             return
         self.on_event(event.get("type") or message.event, event, message.data)
 
+    def on_value(self, value: dict[str, Any]) -> None:
+        kind = value.get("type")
+        self.on_event(kind if isinstance(kind, str) else None, value, "")
+
     def on_event(self, kind: str | None, event: dict[str, Any], raw: str) -> None:
         """One event of the stream (``raw``: its text, kept in error events)."""
         sink = self.sink

@@ -60,6 +60,11 @@ class WireDecoder(ABC):
     def close(self) -> None:
         """End of input: flush framing; the owner then ends the assembler."""
 
+    def feed_value(self, value: dict[str, Any]) -> None:
+        """One wire message already parsed (an SDK's stream object as a dict): read as
+        its text would be, without the framing and the JSON reading."""
+        raise TypeError(f"{self.format_name or 'this'} decoder reads no parsed messages")
+
     @contextmanager
     def marked_bytes(self, marker: str | None) -> Iterator[None]:
         """Reading a message whose bytes that were not UTF-8 became ``marker`` (see
@@ -159,6 +164,7 @@ class SSEWireDecoder(WireDecoder):
         self._block = b""  # the block being read the slow way, for ``learn``
         self._hits = 0  # blocks read by their envelope
         self._learned = 0  # envelopes learned
+        self._parsed = False  # fed parsed messages: no block to learn an envelope from
 
     def feed(self, data: bytes | str) -> None:
         sse = self._sse
@@ -247,7 +253,11 @@ class SSEWireDecoder(WireDecoder):
         """The message being read held nothing but ``value``, under ``key``, in the
         given role (and, for arguments, the call at ``slot``): remember its envelope.
         ``read`` takes the value out of the message's parsed JSON, as the decoder did."""
-        if self._learned > _SPARE_LEARNINGS + self._hits or self.sink.invalid_utf8 is not None:
+        if (
+            self._learned > _SPARE_LEARNINGS + self._hits
+            or self.sink.invalid_utf8 is not None
+            or self._parsed
+        ):
             return
         known = self._envelope
         block = self._block
@@ -273,6 +283,17 @@ class SSEWireDecoder(WireDecoder):
 
     @abstractmethod
     def on_message(self, message: SSEMessage) -> None: ...
+
+    def feed_value(self, value: dict[str, Any]) -> None:
+        self._parsed = True
+        try:
+            self.on_value(value)
+        except Exception as exc:  # as ``dispatch``: a message of an unexpected shape
+            self.sink.error(f"could not interpret {self.format_name} message: {exc!r}", "")
+
+    def on_value(self, value: dict[str, Any]) -> None:
+        """A parsed message (no wire text: error events carry none)."""
+        raise TypeError(f"the {self.format_name} decoder reads no parsed messages")
 
 
 class JsonStreamDecoder(WireDecoder):
@@ -329,6 +350,9 @@ class JsonStreamDecoder(WireDecoder):
             return
         if isinstance(chunk, dict):
             self.dispatch(chunk, raw.decode("utf-8", "replace"))
+
+    def feed_value(self, value: dict[str, Any]) -> None:
+        self.dispatch(value, "")
 
     def dispatch(self, chunk: dict[str, Any], raw: str) -> None:
         try:

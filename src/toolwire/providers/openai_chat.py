@@ -108,6 +108,19 @@ class OpenAIChatDecoder(SSEWireDecoder):
         if value is not None:
             self.on_chunk(value, data)
 
+    def on_value(self, value: dict[str, Any]) -> None:
+        """A chunk from an SDK. The SDKs keep the terminal ``[DONE]`` to themselves,
+        so a finish reason is the end a stream of objects shows."""
+        delta = _lone_delta(value)
+        if delta is not None and self._lone(delta):
+            return  # the bulk of a stream: one text or argument fragment
+        self.on_chunk(value, "")
+        choices = value.get("choices")
+        if isinstance(choices, list) and any(
+            isinstance(c, dict) and c.get("finish_reason") for c in choices
+        ):
+            self.finished = True
+
     def _lone(self, delta: dict[str, Any]) -> bool:
         """Take a delta of one field, learning its envelope; False if it is not one of
         the common shapes (the general path then reads it)."""

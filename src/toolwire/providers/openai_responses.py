@@ -42,6 +42,13 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
             self.sink.error(f"unreadable {kind} event: {exc}", message.data)
 
+    def on_value(self, value: dict[str, Any]) -> None:
+        kind = value.get("type")
+        try:
+            self.on_event(str(kind), value, "")
+        except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
+            self.sink.error(f"unreadable {kind} event: {exc}", "")
+
     def _index(self, event: dict[str, Any]) -> int | None:
         index = event.get("output_index")
         if isinstance(index, int):

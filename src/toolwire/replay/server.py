@@ -48,25 +48,41 @@ Answer = Script | Callable[[Any], Script]
 
 @dataclass
 class Dialogue:
-    """Answers by turn: the number of tool results in the request's messages picks the
+    """Answers by turn: the number of tool results in the request's history picks the
     script (the first turn has none); the last script answers every later turn. A tool
-    result is a Chat ``tool`` message or an Anthropic ``tool_result`` block."""
+    result is, by wire: a Chat or Ollama ``tool`` message, an Anthropic ``tool_result``
+    block, a Responses ``function_call_output`` item, a Gemini ``functionResponse``
+    part."""
 
     turns: list[Script]
 
     def __call__(self, body: Any) -> Script:
-        messages = body.get("messages") if isinstance(body, dict) else None
-        results = sum(_tool_results(m) for m in messages or [] if isinstance(m, dict))
-        return self.turns[min(results, len(self.turns) - 1)]
+        return self.turns[min(tool_results(body), len(self.turns) - 1)]
 
 
-def _tool_results(message: dict[str, Any]) -> int:
-    if message.get("role") == "tool":
-        return 1
-    content = message.get("content")
-    if not isinstance(content, list):
+def tool_results(body: Any) -> int:
+    """How many tool results a request of any wire carries."""
+    if not isinstance(body, dict):
         return 0
-    return sum(1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
+    entries = body.get("messages") or body.get("input") or body.get("contents")
+    if not isinstance(entries, list):
+        return 0
+    return sum(_tool_results(m) for m in entries if isinstance(m, dict))
+
+
+def _tool_results(entry: dict[str, Any]) -> int:
+    if entry.get("role") == "tool" or entry.get("type") == "function_call_output":
+        return 1
+    blocks = entry.get("content")
+    if not isinstance(blocks, list):
+        blocks = entry.get("parts")  # Gemini
+    if not isinstance(blocks, list):
+        return 0
+    return sum(
+        1
+        for b in blocks
+        if isinstance(b, dict) and (b.get("type") == "tool_result" or "functionResponse" in b)
+    )
 
 
 @dataclass
@@ -189,11 +205,15 @@ class ReplayServer:
     async def _stream(
         self, script: Script, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> bool:
+        # A whole stream leaves the connection open for the next request, as model
+        # servers do; one scripted to drop says it closes, so that no client reuses it.
+        close = b"connection: close\r\n" if script.drop_after is not None else b""
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: "
             + script.content_type.encode()
-            # the connection ends with the stream: said, so that no client reuses it
-            + b"\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+            + b"\r\ntransfer-encoding: chunked\r\n"
+            + close
+            + b"\r\n"
         )
         gone = asyncio.ensure_future(reader.read(1))  # EOF: the client went away
         try:
@@ -207,9 +227,11 @@ class ReplayServer:
                 if gone.done():
                     self.disconnects.append(time.monotonic())
                     return False
+            # stop watching before the end: the client's next request stays unread
+            gone.cancel()
             writer.write(b"0\r\n\r\n")
             await writer.drain()
-            return False
+            return True
         finally:
             gone.cancel()
 
