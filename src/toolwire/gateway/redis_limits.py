@@ -11,8 +11,10 @@ clocks differ still agree. Per key (``tw:limit:{key_id}:…``):
 - ``rpm``: a sorted set of admissions in the last 60 seconds.
 - ``tpm``: a hash of tokens charged per second, the last 60 seconds summed.
 
-When Redis cannot be reached (``store_timeout`` per command, then no new try for
-``retry_seconds``), each limit does what ``KeyLimits`` set for it:
+When Redis cannot be reached (a refused connection, ``connect_timeout`` to connect
+or ``store_timeout`` per command; then no new try for ``retry_seconds``), each limit
+does as follows. The command timeout is long on purpose: a slow Redis (a loaded
+machine) delays requests rather than letting each process count for itself.
 
 - concurrent streams and requests per minute fail *open*: they fall back to this
   process's own count (``LocalLimiter``), so each process still enforces the limit
@@ -140,7 +142,8 @@ class RedisLimiter(Limiter):
         limits: KeyLimits,
         *,
         lease_seconds: float = 15.0,
-        store_timeout: float = 0.5,
+        store_timeout: float = 5.0,
+        connect_timeout: float = 1.0,
         retry_seconds: float = 1.0,
         on_unreachable: Callable[[str], None] | None = None,
     ) -> None:
@@ -149,7 +152,7 @@ class RedisLimiter(Limiter):
         self.retry_seconds = retry_seconds
         self.on_unreachable = on_unreachable
         self.redis: aioredis.Redis = aioredis.Redis.from_url(
-            url, socket_timeout=store_timeout, socket_connect_timeout=store_timeout
+            url, socket_timeout=store_timeout, socket_connect_timeout=connect_timeout
         )
         self._acquire = self.redis.register_script(_ACQUIRE)
         self._renew = self.redis.register_script(_RENEW)
