@@ -61,6 +61,7 @@ SCHEMA_VERSION = 1
 DEFAULT_SPILL_DIR = "toolwire-audit-spill"
 JOURNAL_PREFIX = "toolwire-audit-journal-"
 REJECTED_FILE = "toolwire-audit-rejected.jsonl"
+ORPHAN_SWEEP_SECONDS = 5.0  # how often journals of dead processes are looked for
 _ADVISORY_LOCK = 0x746F6F6C77697265  # "toolwire": serializes schema changes
 
 _PG_TYPES = {"TEXT": "TEXT", "REAL": "DOUBLE PRECISION", "INTEGER": "BIGINT"}
@@ -300,7 +301,7 @@ class PostgresSink:
             with self._cond:
                 while not self._queue and not self._spilling and not self._closing:
                     self._cond.wait(1.0)
-                    if time.monotonic() - orphans_checked > 30:
+                    if time.monotonic() - orphans_checked > ORPHAN_SWEEP_SECONDS:
                         break
                 if self._closing and not self._queue and not self._spilling:
                     break
@@ -318,7 +319,7 @@ class PostgresSink:
                 with self._cond:
                     self._cond.wait(self.retry_seconds)
                 continue
-            if time.monotonic() - orphans_checked > 30:
+            if time.monotonic() - orphans_checked > ORPHAN_SWEEP_SECONDS:
                 orphans_checked = time.monotonic()
                 self._replay_orphans()
             if not batch:
