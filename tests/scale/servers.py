@@ -45,6 +45,11 @@ def _package_dir(name: str) -> Path:
     return Path(spec.origin).parent
 
 
+def _reachable_by_all(path: Path) -> bool:
+    """Whether any user may reach ``path`` (every directory on the way searchable)."""
+    return all(p.stat().st_mode & 0o001 for p in [path, *path.parents])
+
+
 class PostgresServer:
     """``initdb`` into a temporary directory, then ``pg_ctl start``/``stop`` at will."""
 
@@ -59,6 +64,17 @@ class PostgresServer:
         if self.as_nobody:
             os.chmod(self.root, 0o755)
             shutil.chown(self.root, "nobody", "nogroup")
+            if not _reachable_by_all(self.bin) or os.environ.get("TOOLWIRE_TEST_COPY_PG"):
+                # a checkout under /root: nobody cannot reach the wheel's binaries
+                # there. Copied with the wheel's libraries, where their rpath finds them.
+                package = self.bin.parent.parent
+                copy = self.root / "wheel" / package.name
+                shutil.copytree(package / "pginstall", copy / "pginstall",
+                                ignore=shutil.ignore_patterns("include"))  # fmt: skip
+                libs = package.parent / f"{package.name}.libs"
+                if libs.exists():
+                    shutil.copytree(libs, copy.parent / libs.name)
+                self.bin = copy / "pginstall" / "bin"
         self._run("initdb", "-D", str(self.data), "-U", "toolwire", "--auth=trust", "-E", "UTF8",
                   "--no-sync")  # fmt: skip
 
