@@ -96,6 +96,25 @@ def test_a_record_written_twice_is_stored_once(pg_url: str, tmp_path: Path) -> N
     assert read_audit(pg_url)[0] == [rec]
 
 
+def test_journals_are_replaced_under_steady_load_and_removed_once_written(
+    pg_url: str, tmp_path: Path
+) -> None:
+    sink = PostgresSink(pg_url, spill_dir=tmp_path, journal_bytes=32 * 1024)
+    written = []
+    seen: set[Path] = set()
+    for n in range(3000):
+        rec = record(n)
+        sink.write(rec)
+        written.append(rec.record_id)
+        if n % 50 == 0:
+            seen.update(tmp_path.glob("toolwire-audit-journal-*"))
+            time.sleep(0.001)
+    sink.close()
+    assert len(seen) > 10  # ~50 records a journal: a new one again and again
+    assert list(tmp_path.iterdir()) == []  # each removed once its records were written
+    assert sorted(r.record_id for r in read_audit(pg_url)[0]) == sorted(written)
+
+
 def test_the_schema_is_versioned_and_a_newer_one_refused(pg_url: str, tmp_path: Path) -> None:
     PostgresSink(pg_url, spill_dir=tmp_path).close()
     with psycopg.connect(pg_url, autocommit=True) as conn:
@@ -128,7 +147,9 @@ def test_the_server_stopped_for_10_s_mid_load_loses_nothing(
         if name != "queue_depth":
             counts[name] = counts.get(name, 0) + value
 
-    sink = PostgresSink(pg_url, spill_dir=tmp_path, retry_seconds=0.5, on_count=on_count)
+    sink = PostgresSink(
+        pg_url, spill_dir=tmp_path, retry_seconds=0.5, journal_bytes=64 * 1024, on_count=on_count
+    )
     written: list[str] = []
     stop = threading.Event()
 

@@ -4,7 +4,9 @@ replicas, agents), written off the request path.
 ``write`` appends the record to this process's journal, a local JSONL file (one
 flushed append, as the JSONL sink does: it survives the process being killed), and
 puts it on a bounded in-memory queue. A writer thread inserts the queue in batches.
-When all the journal holds is in the database, the journal is emptied.
+When all the journal holds is in the database, the journal is emptied; under steady
+load it may never be, so past ``journal_bytes`` a new journal is started and the old
+one is removed once everything queued before it is in the database.
 
 When the database cannot be reached (or the queue is full) the sink spills: records
 are then only in the journal, which is the spill file. The writer retries every
@@ -37,7 +39,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 import psycopg
@@ -160,6 +162,7 @@ class PostgresSink:
         retry_seconds: float = 1.0,
         connect_timeout: float = 5.0,
         close_timeout: float = 30.0,
+        journal_bytes: int = 16 * 1024 * 1024,
         on_count: Callable[[str, int], None] | None = None,
     ) -> None:
         self.url = url
@@ -171,9 +174,14 @@ class PostgresSink:
         self.retry_seconds = retry_seconds
         self.connect_timeout = connect_timeout
         self.close_timeout = close_timeout
+        self.journal_bytes = journal_bytes
         self.on_count = on_count
         self.counts = SinkCounts()
-        self._queue: deque[Item] = deque()
+        # each queued item with the generation of the journal it is in
+        self._queue: deque[tuple[Item, int]] = deque()
+        self._generation = 0
+        # journals replaced by a newer one, kept (and locked) until all is written
+        self._sealed: dict[int, tuple[Path, BinaryIO]] = {}
         self._cond = threading.Condition()
         self._spilling = False
         self._closing = False
@@ -185,6 +193,10 @@ class PostgresSink:
         except psycopg.OperationalError as exc:
             log.warning("audit database %s unreachable, spilling: %s", safe_url(url), exc)
             self._spilling = True
+        except BaseException:  # a database this toolwire must not write to
+            self.journal.unlink()
+            self._fh.close()
+            raise
         self._thread = threading.Thread(target=self._run, name="toolwire-audit-pg", daemon=True)
         self._thread.start()
 
@@ -203,9 +215,13 @@ class PostgresSink:
             if self._spilling or len(self._queue) >= self.queue_size:
                 self._spill_locked(1)
             else:
-                self._queue.append(item)
+                self._queue.append((item, self._generation))
                 self._depth()
                 self._cond.notify()
+                if self._journal_size() > self.journal_bytes:
+                    self._sealed[self._generation] = (self.journal, self._fh)
+                    self._generation += 1
+                    self.journal = self._open_journal()
 
     def close(self) -> None:
         with self._cond:
@@ -220,6 +236,8 @@ class PostgresSink:
             else:
                 log.warning("audit records left in %s: replayed at the next start", self.journal)
             self._fh.close()
+            for _, fh in self._sealed.values():  # left for the next start too
+                fh.close()
         if self._conn is not None:
             with contextlib.suppress(psycopg.Error):
                 self._conn.close()
@@ -306,7 +324,8 @@ class PostgresSink:
                 if self._closing and not self._queue and not self._spilling:
                     break
                 batch = [
-                    self._queue.popleft() for _ in range(min(self.batch_size, len(self._queue)))
+                    self._queue.popleft()[0]
+                    for _ in range(min(self.batch_size, len(self._queue)))
                 ]
                 self._depth()
                 spilling = self._spilling
@@ -334,8 +353,8 @@ class PostgresSink:
                 continue
             self._count("written", len(batch))
             with self._cond:
-                if not self._queue and not self._spilling:
-                    self._truncate_journal()  # every line of it is in the database
+                if not self._spilling:
+                    self._drop_written_journals()
 
     def _insert(self, items: Iterable[Item]) -> int:
         """Insert (records idempotently, tasks as upserts) in one transaction; how
@@ -398,6 +417,18 @@ class PostgresSink:
                 cur.executemany(_UPSERT_TASK, tasks)
             return new
 
+    def _drop_written_journals(self) -> None:
+        """(Lock held, not spilling.) Remove the sealed journals whose every item is
+        in the database (older than the oldest still queued); empty the journal when
+        nothing is queued."""
+        oldest = self._queue[0][1] if self._queue else self._generation
+        for generation in [g for g in self._sealed if g < oldest]:
+            path, fh = self._sealed.pop(generation)
+            path.unlink(missing_ok=True)
+            fh.close()
+        if not self._queue:
+            self._truncate_journal()  # every line of it is in the database
+
     def _replay(self, data: bytes) -> int:
         """Insert every record and task of journal lines; how many records were new."""
         items = _journal_items(data)
@@ -409,6 +440,20 @@ class PostgresSink:
     def _replay_own(self) -> bool:
         """Replay this process's journal; True once it is all in the database, emptied,
         and the sink queues again; False while the database is unreachable."""
+        while True:  # first the sealed journals, oldest first (no new one while spilling)
+            with self._cond:
+                if not self._sealed:
+                    break
+                generation = min(self._sealed)
+                path = self._sealed[generation][0]
+            try:
+                self._count("replayed", self._replay(path.read_bytes()))
+            except psycopg.OperationalError:
+                return False
+            with self._cond:
+                path, fh = self._sealed.pop(generation)
+                path.unlink(missing_ok=True)
+                fh.close()
         done = 0
         while True:
             with self._cond:
