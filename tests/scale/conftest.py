@@ -1,17 +1,27 @@
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import pytest
 import redis
 from scale.servers import PostgresServer, RedisServer, ServerError
 
+Server = TypeVar("Server", PostgresServer, RedisServer)
+
+
+def started(make: Callable[[], Server], what: str) -> Server:
+    """A running server, or the test fails with why (never a skip: the servers come
+    with the dev dependencies)."""
+    try:
+        server = make()
+        server.start()
+    except ServerError as exc:
+        pytest.fail(f"{what} could not start: {exc}")
+    return server
+
 
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresServer]:
-    try:
-        server = PostgresServer()
-        server.start()
-    except ServerError as exc:
-        pytest.fail(f"PostgreSQL could not start: {exc}")
+    server = started(PostgresServer, "PostgreSQL")
     yield server
     server.remove()
 
@@ -23,11 +33,7 @@ def pg_url(postgres: PostgresServer) -> str:
 
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
-    try:
-        server.start()
-    except ServerError as exc:
-        pytest.fail(f"Redis could not start: {exc}")
+    server = started(RedisServer, "Redis")
     yield server
     server.stop()
 

@@ -51,7 +51,7 @@ from toolwire.audit.sinks import jsonl_line
 from toolwire.audit.sqlite import (
     RECORD_COLUMNS,
     TASK_COLUMNS,
-    record_from_row,
+    audit_from_rows,
     record_row,
     sanitized,
     task_row,
@@ -324,8 +324,7 @@ class PostgresSink:
                 if self._closing and not self._queue and not self._spilling:
                     break
                 batch = [
-                    self._queue.popleft()[0]
-                    for _ in range(min(self.batch_size, len(self._queue)))
+                    self._queue.popleft()[0] for _ in range(min(self.batch_size, len(self._queue)))
                 ]
                 self._depth()
                 spilling = self._spilling
@@ -540,19 +539,15 @@ def read_postgres(url: str) -> tuple[list[ExecutionRecord], dict[str, TaskRecord
                 raise AuditFileError(
                     f"{safe_url(url)} holds no toolwire audit (no tool_calls table)"
                 )
-            records = []
-            for row in cur.execute("SELECT * FROM tool_calls ORDER BY started_at, seq"):
-                row.pop("seq", None)
-                records.append(record_from_row(row))
-            tasks = {
-                row["task_id"]: TaskRecord.from_dict(row)
-                for row in cur.execute("SELECT * FROM tasks")
-            }
+            record_rows = cur.execute(
+                "SELECT * FROM tool_calls ORDER BY started_at, seq"
+            ).fetchall()
+            task_rows = cur.execute("SELECT * FROM tasks").fetchall()
     except psycopg.Error as exc:
         raise AuditFileError(f"cannot read {safe_url(url)}: {exc}") from None
     finally:
         conn.close()
-    return records, tasks
+    return audit_from_rows(record_rows, task_rows)
 
 
 def spilled_records(spill_dir: str | os.PathLike[str]) -> list[ExecutionRecord]:

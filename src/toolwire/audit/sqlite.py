@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -167,6 +168,15 @@ def record_from_row(data: dict[str, Any]) -> ExecutionRecord:
     return ExecutionRecord.from_dict(data)
 
 
+def audit_from_rows(
+    record_rows: Iterable[dict[str, Any]], task_rows: Iterable[dict[str, Any]]
+) -> tuple[list[ExecutionRecord], dict[str, TaskRecord]]:
+    """Records and tasks from the rows of ``tool_calls`` and ``tasks`` (either
+    database's; columns that are not fields, such as PostgreSQL's ``seq``, are left)."""
+    records = [record_from_row(row) for row in record_rows]
+    return records, {row["task_id"]: TaskRecord.from_dict(row) for row in task_rows}
+
+
 class SQLiteSink:
     """Writes records and tasks to ``path`` (created if missing). Safe across threads."""
 
@@ -238,15 +248,14 @@ def read_sqlite(
                 "(no tool_calls and tasks tables)"
             )
         conn.row_factory = sqlite3.Row
-        records = []
-        for row in conn.execute("SELECT * FROM tool_calls ORDER BY started_at, rowid"):
-            records.append(record_from_row(dict(row)))
-        tasks = {
-            row["task_id"]: TaskRecord.from_dict(dict(row))
-            for row in conn.execute("SELECT * FROM tasks")
-        }
+        return audit_from_rows(
+            (
+                dict(row)
+                for row in conn.execute("SELECT * FROM tool_calls ORDER BY started_at, rowid")
+            ),
+            (dict(row) for row in conn.execute("SELECT * FROM tasks")),
+        )
     except sqlite3.DatabaseError as exc:
         raise AuditFileError(f"{path} is not an audit database: {exc}") from None
     finally:
         conn.close()
-    return records, tasks
