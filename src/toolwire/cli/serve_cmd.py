@@ -325,6 +325,7 @@ def serve(
                 log_level="warning",
             )
         finally:
+            os.environ.pop(MULTIPROC_ENV, None)
             shutil.rmtree(metrics_dir, ignore_errors=True)
         return
     try:
