@@ -220,11 +220,11 @@ def test_kill_9_of_the_writer_keeps_every_completed_record(
     assert proc.stdout is not None
     completed: list[str] = []
     try:
-        while len(completed) < 3000:
+        while len(completed) < 1500:
             line = proc.stdout.readline()
             assert line, "the writer stopped"
             completed.append(line.strip())
-            if outage and len(completed) == 1000:
+            if outage and len(completed) == 500:
                 postgres.stop("immediate")
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)

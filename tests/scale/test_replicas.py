@@ -32,8 +32,8 @@ pytestmark = pytest.mark.slow
 
 KEYS = [f"key-{i}" for i in range(10)]
 LOAD_KEYS = KEYS[:5]  # 32 clients on five keys: more streams wanted than the limit allows
-STREAM_SECONDS = 0.6  # the load script: 7 chunks, 0.1 s apart
-LEASE_SECONDS = 2.0
+STREAM_SECONDS = 0.3  # the load script: 7 chunks, 0.05 s apart
+LEASE_SECONDS = 4.0
 
 
 class Upstream:
@@ -48,7 +48,7 @@ class Upstream:
             with self.lock:
                 self.arrivals.append((str(body["messages"][-1]["content"]), time.monotonic()))
             chunks = call_stream("get_weather", ['{"city": ', '"Lima"}'], "tool_calls")
-            return Script(chunks, chunk_delay=0.1)
+            return Script(chunks, chunk_delay=0.05)
 
         hold = Script(
             call_stream("get_weather", ["{}"] + [" "] * 100, "tool_calls"), chunk_delay=0.1

@@ -5,8 +5,8 @@ count and adding to it; times are Redis's own clock (``TIME``), so replicas whos
 clocks differ still agree. Per key (``tw:limit:{key_id}:…``):
 
 - ``streams``: a sorted set of leases (member: a lease id, score: when it expires).
-  A lease lasts ``lease_seconds`` and this process renews its live leases every third
-  of that while their requests run, so a process killed with ``kill -9`` frees its
+  A lease lasts ``lease_seconds`` and this process renews its live leases every
+  quarter of that while their requests run, so a process killed with ``kill -9`` frees its
   slots when their leases run out instead of holding them for ever.
 - ``rpm``: a sorted set of admissions in the last 60 seconds.
 - ``tpm``: a hash of tokens charged per second, the last 60 seconds summed.
@@ -242,7 +242,7 @@ class RedisLimiter(Limiter):
     async def _renew_leases(self) -> None:
         """Keep this process's leases alive while their requests run."""
         while True:
-            await asyncio.sleep(self.lease_ms / 3000)
+            await asyncio.sleep(self.lease_ms / 4000)
             live = [
                 (self._keys(key_id)[0], lease)
                 for key_id, held in self._held.items()
