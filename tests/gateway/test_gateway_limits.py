@@ -79,6 +79,36 @@ def test_local_limiter_requests_per_minute_slide_and_say_when() -> None:
     anyio.run(run)
 
 
+def test_local_limiter_tokens_per_minute_charge_the_estimate_then_the_usage() -> None:
+    async def run() -> None:
+        clock = Clock()
+        limiter = LocalLimiter(KeyLimits(tokens_per_minute=100), clock=clock)
+        assert await limiter.acquire("a", tokens=30) is None
+        assert await limiter.acquire("a", tokens=30) is None  # 60 charged: under 100
+        await limiter.release("a", tokens=70)  # it used 70, not 30: 100 charged now
+        refused = await limiter.acquire("a", tokens=1)
+        assert refused is not None and refused.limit == "tokens_per_minute"
+        await limiter.release("a")  # no usage reported: its estimate stands
+        clock.now += 61
+        assert await limiter.acquire("a", tokens=1) is None
+
+    anyio.run(run)
+
+
+def test_tokens_per_minute_through_the_gateway_count_the_reported_usage(
+    upstream: ScriptedUpstream,
+) -> None:
+    # each "python-dict" answer reports 40 input and 12 output tokens: 52 a request
+    config = GatewayConfig(upstream_url=upstream.url, limits=KeyLimits(tokens_per_minute=100))
+    with GatewayServer(config) as server:
+        url = server.url + "/v1/chat/completions"
+        body = {"model": "python-dict", "messages": MESSAGES, "stream": True}
+        assert [httpx.post(url, json=body).status_code for _ in range(2)] == [200, 200]
+        refused = httpx.post(url, json=body)
+        assert refused.status_code == 429
+        assert "100 per minute" in refused.json()["error"]["message"]
+
+
 def test_key_ids_are_digests_not_the_keys() -> None:
     assert KEY not in key_id(KEY) and key_id(KEY) != key_id(OTHER_KEY)
     with pytest.raises(ValueError):
@@ -162,9 +192,13 @@ def test_limits_from_the_config_file_and_the_command_line(
     path = tmp_path / "toolwire.toml"
     path.write_text(
         "[gateway]\nmax_streams_per_key = 4\nrequests_per_minute_per_key = 90\n"
+        "tokens_per_minute_per_key = 5000\nredis = 'redis://127.0.0.1:6379/0'\n"
+        "stream_lease_seconds = 3\n"
         "[models.a]\nupstream = 'http://127.0.0.1:1/v1'\n"
     )
-    assert load_config(path).config.limits == KeyLimits(4, 90)
+    loaded = load_config(path).config
+    assert loaded.limits == KeyLimits(4, 90, 5000)
+    assert (loaded.redis_url, loaded.stream_lease_seconds) == ("redis://127.0.0.1:6379/0", 3.0)
     seen: list[GatewayConfig] = []
     monkeypatch.setattr("toolwire.gateway.create_app", lambda config: seen.append(config))
     monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: None)
@@ -172,7 +206,10 @@ def test_limits_from_the_config_file_and_the_command_line(
     args = ["serve", "--config", str(path), "--audit", "none"]
     assert runner.invoke(app, args).exit_code == 0
     assert runner.invoke(app, [*args, "--max-streams-per-key", "2"]).exit_code == 0
-    assert [c.limits for c in seen] == [KeyLimits(4, 90), KeyLimits(2, 90)]
+    assert [c.limits for c in seen] == [KeyLimits(4, 90, 5000), KeyLimits(2, 90, 5000)]
+    assert seen[-1].redis_url == "redis://127.0.0.1:6379/0"
+    bad = runner.invoke(app, [*args, "--redis", "http://x"])
+    assert bad.exit_code == 2 and "--redis must be a redis:// URL" in bad.output
     bad = runner.invoke(app, [*args, "--max-streams-per-key", "0"])
     assert bad.exit_code == 2 and "Traceback" not in bad.output
     path.write_text("[gateway]\nmax_streams_per_key = 0\n[models.a]\nupstream = 'http://x/v1'\n")

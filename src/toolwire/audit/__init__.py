@@ -1,5 +1,7 @@
 """Audit: one record per tool call, sinks that store them, and reports over them."""
 
+from toolwire.audit.locations import open_sink
+from toolwire.audit.readers import read_audit
 from toolwire.audit.record import (
     STATUSES,
     AuditFileError,
@@ -40,6 +42,8 @@ __all__ = [
     "build_model_report",
     "build_report",
     "canonical_json",
+    "open_sink",
+    "read_audit",
     "read_jsonl",
     "read_sqlite",
     "redact",

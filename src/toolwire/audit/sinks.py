@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -25,6 +26,13 @@ class AuditSink(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class CountedSink(Protocol):
+    """A sink that tells what it does, for metrics: ``on_count(name, value)``."""
+
+    on_count: Callable[[str, int], None] | None
+
+
 class MemorySink:
     """Keeps records in lists; for tests and for callers that inspect records directly."""
 
@@ -42,6 +50,20 @@ class MemorySink:
         pass
 
 
+def jsonl_line(obj: dict[str, object]) -> bytes:
+    """One audit line (newline included) for a record's or task's dict."""
+    try:
+        return orjson.dumps(obj, default=text_of) + b"\n"
+    except TypeError:  # a lone surrogate, a huge integer: the slower writer
+        try:
+            # Replaced, as in the SQLite sink: an escaped one would stop readers.
+            text = dumps(replace_surrogates_in(obj)[0], default=text_of)
+        except (NotJSONError, RecursionError) as exc:  # e.g. an extra that holds itself
+            obj = {**obj, "extra": {"not_json": str(exc)}}
+            text = dumps(replace_surrogates_in(obj)[0], default=text_of)
+        return text.encode() + b"\n"
+
+
 class JSONLSink:
     """One JSON object per line: ``{"type": "call", ...}`` or ``{"type": "task", ...}``.
 
@@ -56,16 +78,7 @@ class JSONLSink:
         self._fh = open(self.path, "ab")  # noqa: SIM115 - closed in close()
 
     def _append(self, obj: dict[str, object]) -> None:
-        try:
-            line = orjson.dumps(obj, default=text_of) + b"\n"
-        except TypeError:  # a lone surrogate, a huge integer: the slower writer
-            try:
-                # Replaced, as in the SQLite sink: an escaped one would stop readers.
-                text = dumps(replace_surrogates_in(obj)[0], default=text_of)
-            except (NotJSONError, RecursionError) as exc:  # e.g. an extra that holds itself
-                obj = {**obj, "extra": {"not_json": str(exc)}}
-                text = dumps(replace_surrogates_in(obj)[0], default=text_of)
-            line = text.encode() + b"\n"
+        line = jsonl_line(obj)
         with self._lock:
             self._fh.write(line)
             self._fh.flush()

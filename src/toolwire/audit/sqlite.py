@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,7 +30,7 @@ def default_audit_path() -> Path:
     return Path(os.environ.get("TOOLWIRE_AUDIT_DB") or DEFAULT_AUDIT_DB)
 
 
-_RECORD_COLUMNS: tuple[tuple[str, str], ...] = (
+RECORD_COLUMNS: tuple[tuple[str, str], ...] = (
     ("record_id", "TEXT PRIMARY KEY"),
     ("call_id", "TEXT"),
     ("tool_name", "TEXT NOT NULL"),
@@ -60,8 +61,8 @@ _RECORD_COLUMNS: tuple[tuple[str, str], ...] = (
     ("tokenizer", "TEXT"),
     ("extra", "TEXT"),
 )
-_JSON_COLUMNS = {"repairs", "validation_errors", "violations", "extra"}
-_TASK_COLUMNS: tuple[tuple[str, str], ...] = (
+JSON_COLUMNS = {"repairs", "validation_errors", "violations", "extra"}
+TASK_COLUMNS: tuple[tuple[str, str], ...] = (
     ("task_id", "TEXT PRIMARY KEY"),
     ("status", "TEXT NOT NULL"),
     ("session_id", "TEXT"),
@@ -74,10 +75,10 @@ _TASK_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 _INSERT_RECORD = "INSERT OR REPLACE INTO tool_calls ({}) VALUES ({})".format(
-    ", ".join(c for c, _ in _RECORD_COLUMNS), ", ".join("?" for _ in _RECORD_COLUMNS)
+    ", ".join(c for c, _ in RECORD_COLUMNS), ", ".join("?" for _ in RECORD_COLUMNS)
 )
 _UPSERT_TASK = "INSERT OR REPLACE INTO tasks ({}) VALUES ({})".format(
-    ", ".join(c for c, _ in _TASK_COLUMNS), ", ".join("?" for _ in _TASK_COLUMNS)
+    ", ".join(c for c, _ in TASK_COLUMNS), ", ".join("?" for _ in TASK_COLUMNS)
 )
 
 
@@ -88,12 +89,12 @@ def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
     conn.execute(f"PRAGMA synchronous={synchronous}")
     conn.execute(
         "CREATE TABLE IF NOT EXISTS tool_calls ({})".format(
-            ", ".join(f"{c} {t}" for c, t in _RECORD_COLUMNS)
+            ", ".join(f"{c} {t}" for c, t in RECORD_COLUMNS)
         )
     )
     conn.execute(
         "CREATE TABLE IF NOT EXISTS tasks ({})".format(
-            ", ".join(f"{c} {t}" for c, t in _TASK_COLUMNS)
+            ", ".join(f"{c} {t}" for c, t in TASK_COLUMNS)
         )
     )
     # No secondary indexes: each would be updated inside every call's durable commit,
@@ -102,7 +103,7 @@ def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
     return conn
 
 
-def _dumps(value: Any) -> str:
+def json_text(value: Any) -> str:
     try:
         return orjson.dumps(value, default=text_of).decode()
     except TypeError:
@@ -114,9 +115,66 @@ def _dumps(value: Any) -> str:
         return dumps({"not_json": str(exc)})
 
 
-def _sanitized(row: tuple[Any, ...]) -> tuple[Any, ...]:
+def sanitized(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """The row with lone surrogates (from names, messages, exceptions) replaced."""
     return tuple(replace_surrogates(v) if isinstance(v, str) else v for v in row)
+
+
+def record_row(record: ExecutionRecord) -> tuple[Any, ...]:
+    """A record as the row of ``tool_calls`` (column order of ``RECORD_COLUMNS``); the
+    PostgreSQL sink stores the same row."""
+    return (
+        record.record_id,
+        record.call_id,
+        record.tool_name,
+        record.status,
+        record.started_at,
+        record.duration_ms,
+        record.name_as_sent,
+        record.tool_type,
+        record.tool_origin,
+        record.tool_description,
+        record.session_id,
+        record.task_id,
+        record.turn,
+        record.executor,
+        record.error_type,
+        record.error_message,
+        record.arguments_sha256,
+        record.arguments,
+        record.arguments_tokens,
+        json_text(list(record.repairs)) if record.repairs else "[]",
+        json_text(list(record.validation_errors)) if record.validation_errors else "[]",
+        json_text(list(record.violations)) if record.violations else "[]",
+        record.policy_decision,
+        record.approval_id,
+        record.result_chars,
+        record.result_tokens,
+        int(record.result_truncated),
+        record.tokenizer,
+        json_text(dict(record.extra)) if record.extra else "{}",
+    )
+
+
+def task_row(task: TaskRecord) -> tuple[Any, ...]:
+    return tuple(getattr(task, c) for c, _ in TASK_COLUMNS)
+
+
+def record_from_row(data: dict[str, Any]) -> ExecutionRecord:
+    """The record a ``tool_calls`` row holds (either database's)."""
+    for key in JSON_COLUMNS:
+        data[key] = orjson.loads(data[key]) if data.get(key) else None
+    data["result_truncated"] = bool(data.get("result_truncated"))
+    return ExecutionRecord.from_dict(data)
+
+
+def audit_from_rows(
+    record_rows: Iterable[dict[str, Any]], task_rows: Iterable[dict[str, Any]]
+) -> tuple[list[ExecutionRecord], dict[str, TaskRecord]]:
+    """Records and tasks from the rows of ``tool_calls`` and ``tasks`` (either
+    database's; columns that are not fields, such as PostgreSQL's ``seq``, are left)."""
+    records = [record_from_row(row) for row in record_rows]
+    return records, {row["task_id"]: TaskRecord.from_dict(row) for row in task_rows}
 
 
 class SQLiteSink:
@@ -133,50 +191,20 @@ class SQLiteSink:
         self._conn = _connect(self.path, "FULL" if durability == "power" else "NORMAL")
 
     def write(self, record: ExecutionRecord) -> None:
-        row = (
-            record.record_id,
-            record.call_id,
-            record.tool_name,
-            record.status,
-            record.started_at,
-            record.duration_ms,
-            record.name_as_sent,
-            record.tool_type,
-            record.tool_origin,
-            record.tool_description,
-            record.session_id,
-            record.task_id,
-            record.turn,
-            record.executor,
-            record.error_type,
-            record.error_message,
-            record.arguments_sha256,
-            record.arguments,
-            record.arguments_tokens,
-            _dumps(list(record.repairs)) if record.repairs else "[]",
-            _dumps(list(record.validation_errors)) if record.validation_errors else "[]",
-            _dumps(list(record.violations)) if record.violations else "[]",
-            record.policy_decision,
-            record.approval_id,
-            record.result_chars,
-            record.result_tokens,
-            int(record.result_truncated),
-            record.tokenizer,
-            _dumps(dict(record.extra)) if record.extra else "{}",
-        )
+        row = record_row(record)
         with self._lock:
             try:
                 self._conn.execute(_INSERT_RECORD, row)
             except UnicodeEncodeError:
-                self._conn.execute(_INSERT_RECORD, _sanitized(row))
+                self._conn.execute(_INSERT_RECORD, sanitized(row))
 
     def write_task(self, task: TaskRecord) -> None:
-        row = tuple(getattr(task, c) for c, _ in _TASK_COLUMNS)
+        row = task_row(task)
         with self._lock:
             try:
                 self._conn.execute(_UPSERT_TASK, row)
             except UnicodeEncodeError:
-                self._conn.execute(_UPSERT_TASK, _sanitized(row))
+                self._conn.execute(_UPSERT_TASK, sanitized(row))
 
     def close(self) -> None:
         with self._lock:
@@ -220,19 +248,14 @@ def read_sqlite(
                 "(no tool_calls and tasks tables)"
             )
         conn.row_factory = sqlite3.Row
-        records = []
-        for row in conn.execute("SELECT * FROM tool_calls ORDER BY started_at, rowid"):
-            data = dict(row)
-            for key in _JSON_COLUMNS:
-                data[key] = orjson.loads(data[key]) if data.get(key) else None
-            data["result_truncated"] = bool(data.get("result_truncated"))
-            records.append(ExecutionRecord.from_dict(data))
-        tasks = {
-            row["task_id"]: TaskRecord.from_dict(dict(row))
-            for row in conn.execute("SELECT * FROM tasks")
-        }
+        return audit_from_rows(
+            (
+                dict(row)
+                for row in conn.execute("SELECT * FROM tool_calls ORDER BY started_at, rowid")
+            ),
+            (dict(row) for row in conn.execute("SELECT * FROM tasks")),
+        )
     except sqlite3.DatabaseError as exc:
         raise AuditFileError(f"{path} is not an audit database: {exc}") from None
     finally:
         conn.close()
-    return records, tasks

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import Annotated
 
 import orjson
@@ -12,17 +11,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from toolwire.audit.locations import default_location
 from toolwire.audit.readers import read_audit
 from toolwire.audit.report import AuditReport, ModelStats, build_model_report, build_report
-from toolwire.audit.sqlite import default_audit_path
 from toolwire.cli.io import command_group, fail
 
 DbOption = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--db",
-        metavar="FILE",
-        help="Audit SQLite file (or a .jsonl audit file) [default: "
+        metavar="FILE|URL",
+        help="Audit SQLite file, .jsonl audit file or postgresql:// URL [default: "
         "$TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
     ),
 ]
@@ -53,9 +52,8 @@ def report(
     truncated and invalid calls, top repairs."""
     if by not in ("tool", "model"):
         fail(f"--by {by!r}: give tool or model")
-    path = db or default_audit_path()
     try:
-        records, tasks = read_audit(path)
+        records, tasks = read_audit(db or default_location())
     except (OSError, ValueError) as exc:
         Console(stderr=True).print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
@@ -162,7 +160,7 @@ def serve_page(
     keys = tuple(api_key or ())
     if not keys and host not in LOOPBACK_HOSTS:
         fail(f"refusing to serve {host} without a key (give --api-key, or use 127.0.0.1)")
-    path = db or default_audit_path()
+    path = db or default_location()
     try:
         read_audit(path)  # fail now, in one line, rather than on the page
     except (OSError, ValueError) as exc:

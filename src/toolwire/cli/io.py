@@ -29,9 +29,9 @@ AuditOption = Annotated[
     str | None,
     typer.Option(
         "--audit",
-        metavar="DB|none",
-        help="Audit SQLite file, or 'none' [default: $TOOLWIRE_AUDIT_DB or "
-        "./toolwire-audit.db].",
+        metavar="DB|URL|none",
+        help="Audit SQLite file, postgresql:// URL, or 'none' [default: $TOOLWIRE_AUDIT_DB "
+        "or ./toolwire-audit.db].",
     ),
 ]
 
@@ -66,13 +66,14 @@ def start_tracing(endpoint: str | None, service_name: str) -> Any:
 def audit_sinks(
     audit: str | None, otlp_endpoint: str | None = None, service_name: str = "toolwire"
 ) -> list[AuditSink]:
-    """The sinks ``--audit`` names: none for 'none', else the SQLite file (the default
-    path when not given); a file that cannot be used is one line and exit 2. With
-    tracing on (``--otlp-endpoint`` or the standard variables), also the OTel sink:
-    an ``execute_tool`` span per call."""
+    """The sinks ``--audit`` names (``toolwire.audit.open_sink``): none for 'none',
+    else the SQLite file (the default path when not given) or the PostgreSQL database;
+    one that cannot be used is one line and exit 2. With tracing on
+    (``--otlp-endpoint`` or the standard variables), also the OTel sink: an
+    ``execute_tool`` span per call."""
     import sqlite3
 
-    from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+    from toolwire.audit.locations import default_location, open_sink, safe_url
 
     traced: list[AuditSink] = []
     provider = start_tracing(otlp_endpoint, service_name)
@@ -80,13 +81,12 @@ def audit_sinks(
         from toolwire.audit.otel import OTelSink
 
         traced.append(OTelSink(provider))
-    if audit == "none":
-        return traced
-    path = Path(audit) if audit else default_audit_path()
+    where = audit or default_location()
     try:
-        return [SQLiteSink(path), *traced]
-    except sqlite3.Error as exc:
-        fail(f"cannot use {path} as the audit database: {exc}")
+        sink = open_sink(where)
+    except (sqlite3.Error, OSError, ValueError) as exc:
+        fail(f"cannot use {safe_url(where)} as the audit database: {exc}")
+    return [*([] if sink is None else [sink]), *traced]
 
 
 def command_group(help: str) -> typer.Typer:

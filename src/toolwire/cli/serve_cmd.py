@@ -2,8 +2,10 @@
 
 With ``--workers N`` uvicorn starts N processes, each of which builds its gateway by
 ``worker_app`` from the same settings, passed in an environment variable. A gateway
-keeps nothing between requests except its metrics and per-key limit counts, so those
-two are per worker; every worker writes to the same audit database.
+keeps nothing between requests except its metrics and per-key limit counts. Metrics
+are summed over the workers (a ``PROMETHEUS_MULTIPROC_DIR`` this command makes and
+removes); limits are per worker unless ``--redis`` shares them; every worker writes to
+the same audit database.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -19,8 +23,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from toolwire.audit.locations import default_location, open_sink, safe_url
 from toolwire.audit.sinks import AuditSink
-from toolwire.audit.sqlite import SQLiteSink, default_audit_path
 from toolwire.cli.io import OtlpOption, fail, start_tracing
 from toolwire.gateway.config import (
     DEFAULT_MAX_BODY_BYTES,
@@ -39,6 +43,8 @@ if TYPE_CHECKING:
 
 # Where ``serve --workers N`` hands its settings to the worker processes.
 SETTINGS_ENV = "TOOLWIRE_SERVE_SETTINGS"
+# Where the workers keep their metrics for /metrics to sum (prometheus_client's name).
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
 class ServeError(Exception):
@@ -62,6 +68,8 @@ class ServeSettings:
     max_streams_per_key: int | None = None
     requests_per_minute_per_key: int | None = None
     otlp_endpoint: str | None = None
+    tokens_per_minute_per_key: int | None = None
+    redis: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -113,7 +121,11 @@ def prepare(settings: ServeSettings) -> Serving:
     limits = KeyLimits(
         settings.max_streams_per_key or file_limits.max_streams,
         settings.requests_per_minute_per_key or file_limits.requests_per_minute,
+        settings.tokens_per_minute_per_key or file_limits.tokens_per_minute,
     )
+    redis_url = settings.redis or (base.redis_url if base else None)
+    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ServeError(f"--redis must be a redis:// URL, got {redis_url!r}")
     try:
         config = GatewayConfig(
             upstream_url=upstream,
@@ -126,19 +138,18 @@ def prepare(settings: ServeSettings) -> Serving:
             routes=base.routes if base else (),
             aliases=base.aliases if base else (),
             limits=limits,
+            redis_url=redis_url,
+            stream_lease_seconds=base.stream_lease_seconds if base else 15.0,
         )
         config.check_listen(host)
     except ConfigError as exc:
         raise ServeError(str(exc)) from None
-    sink: AuditSink | None = None
-    path: Path | None = None
-    if audit != "none":
-        path = Path(audit) if audit else default_audit_path()
-        try:
-            sink = SQLiteSink(path)
-        except Exception as exc:  # sqlite3 errors: unwritable path, not a database
-            raise ServeError(f"cannot open the audit database {path}: {exc}") from None
-    location = str(path) if sink is not None else None
+    where = audit or default_location()
+    try:
+        sink = open_sink(where)
+    except Exception as exc:  # sqlite3 errors, an unwritable spill directory, a newer schema
+        raise ServeError(f"cannot open the audit database {safe_url(where)}: {exc}") from None
+    location = where if sink is not None else None
     return Serving(
         dataclasses.replace(config, audit=sink, audit_location=location), host, port, sink
     )
@@ -163,6 +174,11 @@ def worker_app() -> Starlette:
         finally:
             if serving.sink is not None:
                 serving.sink.close()
+            if os.environ.get(MULTIPROC_ENV):
+                from prometheus_client import multiprocess
+
+                # its live gauges stop counting
+                multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]
 
     app.router.lifespan_context = lifespan
     return app
@@ -209,7 +225,8 @@ def serve(
         str | None,
         typer.Option(
             "--audit",
-            help="Audit SQLite file, or none [default: $TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
+            help="Audit SQLite file, postgresql:// URL (shared by replicas), or none "
+            "[default: $TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
         ),
     ] = None,
     api_key: Annotated[
@@ -221,7 +238,7 @@ def serve(
         typer.Option(
             "--max-streams-per-key",
             min=1,
-            help="Requests in flight at once per gateway key (per process); more get 429.",
+            help="Requests in flight at once per gateway key; more get 429.",
         ),
     ] = None,
     requests_per_minute_per_key: Annotated[
@@ -229,7 +246,24 @@ def serve(
         typer.Option(
             "--requests-per-minute-per-key",
             min=1,
-            help="Requests per minute per gateway key (per process); more get 429.",
+            help="Requests per minute per gateway key; more get 429.",
+        ),
+    ] = None,
+    tokens_per_minute_per_key: Annotated[
+        int | None,
+        typer.Option(
+            "--tokens-per-minute-per-key",
+            min=1,
+            help="Tokens (input and output) per minute per gateway key; more get 429.",
+        ),
+    ] = None,
+    redis: Annotated[
+        str | None,
+        typer.Option(
+            "--redis",
+            metavar="URL",
+            help="Count the per-key limits in this Redis, shared by every worker and "
+            "replica [default: per process].",
         ),
     ] = None,
     workers: Annotated[
@@ -237,7 +271,8 @@ def serve(
         typer.Option(
             "--workers",
             min=1,
-            help="Server processes. Metrics and per-key limits are counted per process.",
+            help="Server processes; /metrics sums them. Per-key limits are per process "
+            "unless --redis is given.",
         ),
     ] = 1,
     otlp_endpoint: OtlpOption = None,
@@ -257,6 +292,8 @@ def serve(
         max_streams_per_key=max_streams_per_key,
         requests_per_minute_per_key=requests_per_minute_per_key,
         otlp_endpoint=otlp_endpoint,
+        tokens_per_minute_per_key=tokens_per_minute_per_key,
+        redis=redis,
     )
     try:
         serving = prepare(settings)
@@ -276,14 +313,20 @@ def serve(
         if serving.sink is not None:
             serving.sink.close()
         os.environ[SETTINGS_ENV] = settings.to_json()
-        uvicorn.run(
-            f"{__name__}:worker_app",
-            factory=True,
-            workers=workers,
-            host=serving.host,
-            port=serving.port,
-            log_level="warning",
-        )
+        metrics_dir = tempfile.mkdtemp(prefix="toolwire-metrics-")
+        os.environ[MULTIPROC_ENV] = metrics_dir  # read by the workers when they start
+        try:
+            uvicorn.run(
+                f"{__name__}:worker_app",
+                factory=True,
+                workers=workers,
+                host=serving.host,
+                port=serving.port,
+                log_level="warning",
+            )
+        finally:
+            os.environ.pop(MULTIPROC_ENV, None)
+            shutil.rmtree(metrics_dir, ignore_errors=True)
         return
     try:
         uvicorn.run(

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from toolwire.audit.sqlite import SQLiteSink, default_audit_path
+from toolwire.audit.locations import default_location, open_sink, safe_url
 from toolwire.cli.io import command_group
 
 if TYPE_CHECKING:
@@ -127,11 +127,12 @@ def call_tool(
         str, typer.Option("--args", "-a", metavar="JSON", help="Arguments as JSON.")
     ] = "{}",
     audit: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--audit",
-            metavar="FILE",
-            help="Audit SQLite file [default: $TOOLWIRE_AUDIT_DB or ./toolwire-audit.db].",
+            metavar="FILE|URL",
+            help="Audit SQLite file or postgresql:// URL [default: $TOOLWIRE_AUDIT_DB or "
+            "./toolwire-audit.db].",
         ),
     ] = None,
     approve: Annotated[
@@ -153,14 +154,15 @@ def call_tool(
     """
     from toolwire.engine import ToolEngine
 
-    audit_path = audit or default_audit_path()
+    audit_path = audit or default_location()
     try:
-        sink = SQLiteSink(audit_path)
-    except sqlite3.Error as exc:
-        raise _fail(f"cannot use {audit_path} as the audit database: {exc}") from None
+        opened = open_sink(audit_path)
+    except (sqlite3.Error, OSError, ValueError) as exc:
+        raise _fail(f"cannot use {safe_url(audit_path)} as the audit database: {exc}") from None
+    sinks = [] if opened is None else [opened]
 
     async def body(registry: ToolRegistry) -> list[ToolResult]:
-        engine = ToolEngine(registry, sinks=[sink], timeout=timeout)
+        engine = ToolEngine(registry, sinks=sinks, timeout=timeout)
         first = await engine.call(name, args, task_id=task)
         if first.status == "pending_approval" and approve and first.approval_id:
             return [first, await engine.approve(first.approval_id)]
@@ -169,7 +171,8 @@ def call_tool(
     try:
         results = _run(config, verbose, body)
     finally:
-        sink.close()
+        for sink in sinks:
+            sink.close()
     result = results[-1]
     if json_out:
         out = result.to_dict()

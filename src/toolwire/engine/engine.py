@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 import anyio
 import anyio.to_thread
 
+from toolwire.audit.locations import open_sink
 from toolwire.audit.record import ExecutionRecord, Status, TaskRecord
 from toolwire.audit.redact import (
     Redactor,
@@ -27,7 +28,6 @@ from toolwire.audit.redact import (
     redact_arguments_text,
 )
 from toolwire.audit.sinks import AuditSink
-from toolwire.audit.sqlite import SQLiteSink, default_audit_path
 from toolwire.engine.deadlines import DeadlineTimer
 from toolwire.engine.normalize import render, truncate
 from toolwire.engine.policy import Decision, Policy, PolicyRequest, default_policies
@@ -315,9 +315,10 @@ class ToolEngine:
         session_id: str | None = None,
     ) -> None:
         self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-        self.sinks: list[AuditSink] = (
-            [SQLiteSink(default_audit_path())] if sinks is None else list(sinks)
-        )
+        if sinks is None:  # $TOOLWIRE_AUDIT_DB (a path or a postgresql:// URL)
+            default = open_sink(None)
+            sinks = [] if default is None else [default]
+        self.sinks: list[AuditSink] = list(sinks)
         self.policies: list[Policy] = default_policies() if policies is None else list(policies)
         self._admitters = [p for p in self.policies if hasattr(p, "admitted")]
         self.timeout = timeout

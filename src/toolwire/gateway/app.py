@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
+from toolwire.audit.sinks import CountedSink
 from toolwire.client import ModelClient, UpstreamError
 from toolwire.gateway.config import GatewayConfig, ModelRoute
 from toolwire.gateway.errors import Front, error_response, upstream_status
@@ -47,8 +48,11 @@ class RelayStreamResponse(Response):
     """Streams a relay to the client. A client that goes away cancels the relay at
     once (its upstream request is closed), whatever the relay is waiting for."""
 
-    def __init__(self, relay: Relay, on_close: Callable[[], Awaitable[None]] | None = None) -> None:
-        """``on_close``: awaited once the stream has ended, however it ended."""
+    def __init__(
+        self, relay: Relay, on_close: Callable[[Relay], Awaitable[None]] | None = None
+    ) -> None:
+        """``on_close``: awaited (with the relay) once the stream has ended, however it
+        ended."""
         super().__init__(
             media_type=relay.encoder.media_type,
             headers={"cache-control": "no-cache", "x-request-id": relay.request_id},
@@ -86,7 +90,7 @@ class RelayStreamResponse(Response):
                 group.cancel_scope.cancel()
                 if self.on_close is not None:
                     with anyio.CancelScope(shield=True):
-                        await self.on_close()
+                        await self.on_close(self.relay)
 
 
 def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlette:
@@ -106,8 +110,22 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
     }
     keys = [(key.encode(), key_id(key)) for key in config.api_keys]
     metrics = GatewayMetrics()
+    if isinstance(config.audit, CountedSink):
+        config.audit.on_count = metrics.audit_count
     if limiter is None and config.limits.any:
-        limiter = LocalLimiter(config.limits)
+        if config.redis_url is not None:
+            from toolwire.gateway.redis_limits import RedisLimiter
+
+            limiter = RedisLimiter(
+                config.redis_url,
+                config.limits,
+                lease_seconds=config.stream_lease_seconds,
+                on_unreachable=lambda decision: metrics.limit_store_unreachable.labels(
+                    decision
+                ).inc(),
+            )
+        else:
+            limiter = LocalLimiter(config.limits)
     anonymous = key_id("")  # without keys, every client is the same one
 
     def caller(request: Request) -> str | None:
@@ -171,32 +189,37 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         if route is None:
             return error_response(front, 404, f"the model {name!r} is not served here"), "-"
         if limiter is None:
-            return await relay_turn(front, body, route, arrived, None)
+            response, upstream, _ = await relay_turn(front, body, route, arrived, None)
+            return response, upstream
         who = caller(request) or anonymous
-        refusal = await limiter.acquire(who)
+        estimate = estimate_input_tokens(body) if config.limits.tokens_per_minute else 0
+        refusal = await limiter.acquire(who, estimate)
         if refusal is not None:
+            metrics.refusals.labels(refusal.limit).inc()
             headers = {"retry-after": refusal.retry_after_header}
             return error_response(front, 429, refusal.reason, headers), "-"
 
-        async def release() -> None:
-            await limiter.release(who)
+        async def release(turn: Relay | None) -> None:
+            await limiter.release(who, turn.tokens_used if turn is not None else None)
 
         streaming = False
+        turn: Relay | None = None
         try:
-            response, upstream = await relay_turn(front, body, route, arrived, release)
+            response, upstream, turn = await relay_turn(front, body, route, arrived, release)
             streaming = isinstance(response, RelayStreamResponse)
             return response, upstream
         finally:
             if not streaming:  # a stream releases when it ends
-                await release()
+                await release(turn)
 
     async def relay_turn(
         front: Front,
         body: dict[str, Any],
         route: ModelRoute,
         arrived: float,
-        on_close: Callable[[], Awaitable[None]] | None,
-    ) -> tuple[Response, str]:
+        on_close: Callable[[Relay], Awaitable[None]] | None,
+    ) -> tuple[Response, str, Relay | None]:
+        """The response, the upstream it went to, and the relay (once one was made)."""
         client = clients[route.name]
         request_id = uuid.uuid4().hex
         try:
@@ -211,7 +234,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
                 arrived=arrived,
             )
         except ValueError as exc:
-            return error_response(front, 400, str(exc)), client.base_url
+            return error_response(front, 400, str(exc)), client.base_url, None
         try:
             await turn.open()
         except UpstreamError as exc:
@@ -219,9 +242,9 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
             if exc.status == 429 and exc.retry_after is not None:
                 headers["retry-after"] = str(int(exc.retry_after + 0.999))
             status = upstream_status(exc)
-            return error_response(front, status, exc.message, headers), client.base_url
+            return error_response(front, status, exc.message, headers), client.base_url, turn
         if turn.streaming:
-            return RelayStreamResponse(turn, on_close), client.base_url
+            return RelayStreamResponse(turn, on_close), client.base_url, turn
         status, text = await turn.whole()
         response = Response(
             text,
@@ -229,7 +252,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
             media_type="application/json",
             headers={"x-request-id": request_id},
         )
-        return response, client.base_url
+        return response, client.base_url, turn
 
     async def chat_completions(request: Request) -> Response:
         return await relay(request, "openai-chat")
@@ -297,6 +320,8 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         yield
         for client in clients.values():
             await client.aclose()
+        if limiter is not None:
+            await limiter.aclose()
 
     routes: list[BaseRoute] = [
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),

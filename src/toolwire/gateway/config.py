@@ -59,7 +59,8 @@ class GatewayConfig:
     ``upstream_format``, ``upstream_key_env``, ``text_format``, ``timeouts`` and
     ``retry`` describe that upstream. ``aliases``: (pattern, route name), first match
     wins. ``api_keys``: the gateway's own keys; none means no check (and loopback
-    only). ``limits``: what each key may do (without keys, all clients share them).
+    only). ``limits``: what each key may do (without keys, all clients share them);
+    counted in the Redis at ``redis_url`` when one is named, else in this process.
     ``audit_location``: what ``audit`` writes to, read by the audit page at ``/ui``."""
 
     upstream_url: str | None = None
@@ -77,6 +78,8 @@ class GatewayConfig:
     limits: KeyLimits = field(default_factory=KeyLimits)
     # where the audit sink writes, for the page at /ui (None: no page)
     audit_location: str | None = None
+    redis_url: str | None = None  # the limits are shared through this Redis
+    stream_lease_seconds: float = 15.0  # a killed process's stream slots free after this
 
     def __post_init__(self) -> None:
         names = {route.name for route in self.routes}
@@ -139,7 +142,7 @@ class ConfigFile:
     config: GatewayConfig
     host: str | None = None
     port: int | None = None
-    audit: str | None = None  # a path, or "none"
+    audit: str | None = None  # a path, a postgresql:// URL, or "none"
 
 
 def _typed(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -208,7 +211,8 @@ def load_config(path: Path) -> ConfigFile:
             raise ConfigError(f"{path}: [{name}] must be a table")
     known = {
         "host", "port", "api_keys", "api_keys_env", "audit", "max_body_bytes",
-        "max_streams_per_key", "requests_per_minute_per_key",
+        "max_streams_per_key", "requests_per_minute_per_key", "tokens_per_minute_per_key",
+        "redis", "stream_lease_seconds",
     }  # fmt: skip
     extra = sorted(set(gateway) - known)
     if extra:
@@ -226,17 +230,29 @@ def load_config(path: Path) -> ConfigFile:
         if not isinstance(target, str):
             raise ConfigError(f"aliases.{pattern}: the name of a configured model is required")
     per_key = {}
-    for key in ("max_streams_per_key", "requests_per_minute_per_key"):
+    for key in ("max_streams_per_key", "requests_per_minute_per_key", "tokens_per_minute_per_key"):
         per_key[key] = _typed(gateway, key, int, "gateway")
         if per_key[key] is not None and per_key[key] < 1:
             raise ConfigError(f"gateway.{key}: at least 1 is required")
-    limits = KeyLimits(per_key["max_streams_per_key"], per_key["requests_per_minute_per_key"])
+    limits = KeyLimits(
+        per_key["max_streams_per_key"],
+        per_key["requests_per_minute_per_key"],
+        per_key["tokens_per_minute_per_key"],
+    )
+    redis_url = _typed(gateway, "redis", str, "gateway")
+    if redis_url is not None and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError("gateway.redis: a redis:// URL is required")
+    lease = _typed(gateway, "stream_lease_seconds", (int, float), "gateway")
+    if lease is not None and lease <= 0:
+        raise ConfigError("gateway.stream_lease_seconds: more than 0 is required")
     config = GatewayConfig(
         api_keys=tuple(keys),
         max_body_bytes=_typed(gateway, "max_body_bytes", int, "gateway") or DEFAULT_MAX_BODY_BYTES,
         routes=routes,
         aliases=tuple(aliases.items()),
         limits=limits,
+        redis_url=redis_url,
+        stream_lease_seconds=float(lease) if lease is not None else 15.0,
     )
     return ConfigFile(
         config,

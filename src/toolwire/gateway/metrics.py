@@ -1,8 +1,10 @@
 """What the gateway counts, for ``GET /metrics`` (Prometheus text format).
 
 One registry per app, so that several gateways in one process (tests) do not mix.
-With ``--workers N`` each worker process counts for itself (prometheus_client's
-multiprocess mode is not set up here).
+With ``--workers N``, ``toolwire serve`` sets ``PROMETHEUS_MULTIPROC_DIR`` (a
+directory it makes and removes) before the workers start: each worker's values go to
+files there, and ``/metrics``, whichever worker answers, sums them over the workers
+(prometheus_client's multiprocess mode; gauges sum the live workers only).
 
 ``added_latency_seconds`` is what the gateway adds before the client's first byte:
 the time from the request's arrival to sending it upstream (reading, translating),
@@ -12,6 +14,8 @@ plus the time from the upstream's first chunk to the client's first piece of it
 
 from __future__ import annotations
 
+import os
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -20,6 +24,7 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.multiprocess import MultiProcessCollector
 
 from toolwire.events import ToolCall
 
@@ -60,8 +65,39 @@ class GatewayMetrics:
             registry=r,
         )
         self.streams_in_flight = Gauge(
-            "toolwire_gateway_streams_in_flight", "Streams being relayed now.", registry=r
+            "toolwire_gateway_streams_in_flight",
+            "Streams being relayed now.",
+            registry=r,
+            multiprocess_mode="livesum",
         )
+        self.refusals = Counter(
+            "toolwire_gateway_limit_refusals",
+            "Requests refused with 429 by a per-key limit, by limit.",
+            ["limit"],
+            registry=r,
+        )
+        self.limit_store_unreachable = Counter(
+            "toolwire_gateway_limit_store_unreachable",
+            "Requests decided without the shared limit store (Redis), by decision: "
+            "open (counted in this process) or closed (refused).",
+            ["decision"],
+            registry=r,
+        )
+        self.audit_queue_depth = Gauge(
+            "toolwire_audit_queue_depth",
+            "Audit records waiting to be written to the shared database.",
+            registry=r,
+            multiprocess_mode="livesum",
+        )
+        self.audit_events = {
+            name: Counter(f"toolwire_audit_{name}", text, registry=r)
+            for name, text in (
+                ("written", "Audit records written to the shared database from the queue."),
+                ("spilled", "Audit records sent to the local spill file instead."),
+                ("replayed", "Audit records the database got from a spill file."),
+                ("write_errors", "Failed writes to the audit database."),
+            )
+        }
         self.upstream_ttfb = Histogram(
             "toolwire_gateway_upstream_ttfb_seconds",
             "Seconds from sending a request upstream to its response headers (retries included).",
@@ -84,5 +120,17 @@ class GatewayMetrics:
         if call.status == "truncated":
             self.truncations.inc()
 
+    def audit_count(self, name: str, value: int) -> None:
+        """What the audit sink reports (its ``on_count``): the queue's depth, or by how
+        much one of its counts grew."""
+        if name == "queue_depth":
+            self.audit_queue_depth.set(value)
+        elif name in self.audit_events:
+            self.audit_events[name].inc(value)
+
     def render(self) -> bytes:
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # summed
+            return generate_latest(registry)
         return generate_latest(self.registry)

@@ -124,8 +124,16 @@ class Relay:
         self.errors: list[str] = []
         self.response: UpstreamResponse | None = None
         self.finish_reason: str | None = None  # as the parser read the answer's end
-        self.usage: Usage | None = None
+        self.usage: Usage | None = None  # as the upstream reported it
         self.span: ChatSpan | None = None
+
+    @property
+    def tokens_used(self) -> int | None:
+        """Input plus output tokens, as the upstream reported them (None: it did not)."""
+        usage = self.usage
+        if usage is None or (usage.input_tokens is None and usage.output_tokens is None):
+            return None
+        return (usage.input_tokens or 0) + (usage.output_tokens or 0)
 
     async def open(self) -> None:
         """Send the request upstream (``UpstreamError`` when it cannot be had)."""
