@@ -1,0 +1,119 @@
+"""Benchmark: short real streams, in instructions (callgrind), toolwire vs the floor.
+
+Each real capture (``src/toolwire/data/demo/real``: OpenAI and Anthropic, 9-26
+messages) is parsed 100 times by the whole pipeline (``StreamParser("auto")``: SSE,
+JSON, assembly, repair ladder, finishing), and 100 times by the floor loop
+(``orjson.loads`` of each data line and nothing else). Times this small are noise on
+a shared machine, instruction counts are not (repeatable within 1%): one process
+runs every loop under ``valgrind --tool=callgrind``, which counts only inside each
+loop (``functools.reduce`` drives the loops; callgrind collects within it and dumps
+after it), after one warm-up parse of each capture. Skipped, with a message, where
+valgrind is not installed.
+
+    python bench/bench_short_streams.py [--runs 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL = ROOT / "src" / "toolwire" / "data" / "demo" / "real"
+GOALS = {"openai": 2.0, "anthropic": 4.0}  # toolwire ÷ floor, in instructions
+
+
+def data_lines(data: bytes) -> list[bytes]:
+    return [
+        line[5:].strip()
+        for line in data.split(b"\n")
+        if line.startswith(b"data:") and line.strip() != b"data: [DONE]"
+    ]
+
+
+def child(runs: int) -> None:
+    """Under callgrind: for each capture, the toolwire loop, then the floor loop."""
+    sys.path.insert(0, str(ROOT / "src"))
+    import orjson
+
+    from toolwire.parser import StreamParser
+
+    for path in sorted(REAL.glob("*/*.sse")):
+        data = path.read_bytes()
+        lines = data_lines(data)
+
+        def toolwire(_: object, __: int, data: bytes = data) -> None:
+            parser = StreamParser("auto")
+            parser.feed(data)
+            parser.close()
+
+        def floor(_: object, __: int, lines: list[bytes] = lines) -> None:
+            loads = orjson.loads
+            for line in lines:
+                loads(line)
+
+        toolwire(None, 0)  # warm up: lazily built tables, first-use imports
+        floor(None, 0)
+        functools.reduce(toolwire, range(runs), None)
+        functools.reduce(floor, range(runs), None)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ns = ap.parse_args()
+    if ns.child:
+        child(ns.runs)
+        return
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("skipped: valgrind is not installed (apt-get install valgrind)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cg.out"
+        subprocess.run(
+            [
+                valgrind,
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                "--collect-atstart=no",
+                "--toggle-collect=functools_reduce",
+                "--dump-after=functools_reduce",
+                sys.executable,
+                __file__,
+                "--child",
+                "--runs",
+                str(ns.runs),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        dumps = sorted(Path(tmp).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
+        counts = [int(re.search(r"^summary: (\d+)", d.read_text(), re.M).group(1)) for d in dumps]  # type: ignore[union-attr]
+    paths = sorted(REAL.glob("*/*.sse"))
+    if len(counts) != 2 * len(paths):
+        raise SystemExit(f"expected {2 * len(paths)} callgrind dumps, found {len(counts)}")
+    print(f"instructions for {ns.runs} parses of each capture (callgrind)")
+    print(f"{'capture':42} {'msgs':>5} {'toolwire':>12} {'floor':>11} {'ratio':>6} {'goal':>5}")
+    for i, path in enumerate(paths):
+        ours, floor = counts[2 * i], counts[2 * i + 1]
+        provider = path.parent.name
+        messages = len(data_lines(path.read_bytes()))
+        ratio = ours / floor
+        goal = GOALS.get(provider, 0.0)
+        mark = "met" if ratio <= goal else "MISSED"
+        print(
+            f"{provider + '/' + path.name:42} {messages:5d} {ours:12,d} {floor:11,d} "
+            f"{ratio:6.2f} {goal:5.1f} {mark}"
+        )
+
+
+if __name__ == "__main__":
+    main()
