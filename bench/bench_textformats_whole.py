@@ -39,9 +39,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_textformats import RENDER, TOOLS, make_text
 
@@ -49,12 +48,22 @@ from toolwire.assemble import CallAssembler
 from toolwire.events import CallFinished, TextDelta
 from toolwire.textformats import make_extractor
 
+ROOT = Path(__file__).resolve().parents[1]
 KB = 1024
 MB = 1024 * KB
-PEER_PACKAGES = ("llm-router-utils==0.8.1", "agent-tool-parser==0.1.3", "partial-json-parser==0.2.1.1.post7")
+PEER_PACKAGES = (
+    "llm-router-utils==0.8.1",
+    "agent-tool-parser==0.1.3",
+    "partial-json-parser==0.2.1.1.post7",
+)
 FAMILIES = ("hermes", "deepseek_v3", "llama3_json")
 # (label, characters, calls, content lines per call)
-SIZES = (("2K", 2 * KB, 4, 20), ("16K", 16 * KB, 3, 100), ("1M", MB, 200, 100), ("4M", 4 * MB, 800, 100))
+SIZES = (
+    ("2K", 2 * KB, 4, 20),
+    ("16K", 16 * KB, 3, 100),
+    ("1M", MB, 200, 100),
+    ("4M", 4 * MB, 800, 100),
+)
 STREAM_SIZES = ("2K", "16K")
 DELTA = 4
 READ = 64 * KB
@@ -140,7 +149,9 @@ class Peers:
 
         spec = TOOLS[0]
         self.tools = [
-            Tool(type="function", function=Function(name=spec.name, parameters=dict(spec.parameters)))
+            Tool(
+                type="function", function=Function(name=spec.name, parameters=dict(spec.parameters))
+            )
         ]
         self.allowed = {spec.name}
         self.atp = agent_tool_parser
@@ -221,7 +232,9 @@ def timed(run: Run, text: str) -> tuple[float, int]:
         gc.enable()
 
 
-def alternate(runs: dict[str, Run], text: str, rounds: int) -> dict[str, tuple[float, float, int, bool]]:
+def alternate(
+    runs: dict[str, Run], text: str, rounds: int
+) -> dict[str, tuple[float, float, int, bool]]:
     """Per run: median seconds, median ratio to the first run (``toolwire``), calls
     found, and whether it ran out of budget (then the time is a lower bound, scaled up
     to the whole text)."""
@@ -244,7 +257,12 @@ def alternate(runs: dict[str, Run], text: str, rounds: int) -> dict[str, tuple[f
             times[name].append(t)
             ratios[name].append(t / base)
     return {
-        k: (statistics.median(times[k]), statistics.median(ratios[k]), found.get(k, 0), k in bounded)
+        k: (
+            statistics.median(times[k]),
+            statistics.median(ratios[k]),
+            found.get(k, 0),
+            k in bounded,
+        )
         for k in runs
     }
 
@@ -282,7 +300,9 @@ def verdict_toolwire(family: str, case: str, text: str) -> str:
     same = [(c.name, c.arguments) for c in calls] == [(c.name, c.arguments) for c in whole]
     leaked = "｜" in visible or "<tool_call" in visible or "python_tag" in visible
     ok = same and len(calls) == 2 and not leaked
-    return f"{'ok' if ok else 'WRONG'}: {len(calls)} calls as whole" + (", markup in text" if leaked else "")
+    return f"{'ok' if ok else 'WRONG'}: {len(calls)} calls as whole" + (
+        ", markup in text" if leaked else ""
+    )
 
 
 def verdict_peer(peers: Peers, name: str, case: str, text: str) -> str:
@@ -332,7 +352,9 @@ def main() -> None:
     for family in ns.families.split(","):
         peers = Peers(family) if with_peers else None
         print(f"\n== {family}")
-        print(f"{'size':4} {'mode':12} {'parser':18} {'time':>12} {'s/MB':>8} {'x':>7} {'calls':>6}")
+        print(
+            f"{'size':4} {'mode':12} {'parser':18} {'time':>12} {'s/MB':>8} {'x':>7} {'calls':>6}"
+        )
         per_mb: dict[str, dict[str, float]] = {"one feed": {}, "64K reads": {}}
         for label, size, calls, lines in SIZES:
             text = make_text(family, size, calls, lines)
