@@ -27,6 +27,7 @@ import orjson
 from toolwire.assemble import JsonScanner
 from toolwire.coerce import json_type_name
 from toolwire.repair import partial_value, repair_json
+from toolwire.textformats.jsonend import container_end
 from toolwire.textformats.need import NEED, Grammar, _Need
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def _value_end(text: str, pos: int) -> int:
     inside), or -1 when none starts there."""
     c = text[pos : pos + 1]
     if c in ("{", "["):
-        return JsonScanner().scan_to_close(text, pos)
+        return container_end(text, pos)
     m = (_STRING if c == '"' else _SCALAR).match(text, pos)
     return -1 if m is None else m.end()
 
@@ -205,6 +206,13 @@ class _Envelope:
         much text follows it in the buffer (F22)."""
         sc = self.sc
         buf, pos = sc._buf, sc._pos
+        if self.phase == _HEAD and not self.parts:
+            # the whole object may be here already (text fed whole, a large read): read
+            # it at once, as the streaming path does once it closes
+            end = container_end(buf, pos)
+            if end >= 0:
+                sc._pos = end
+                return self._whole(buf[pos:end])
         if self.phase == _HEAD or self.phase == _BUFFER:
             end = self.outer.scan_to_close(buf, pos)
             stop = len(buf) if end < 0 else end
