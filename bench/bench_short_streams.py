@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (the synthetic Anthropic events are written out one per line)
 """Benchmark: short real streams, in instructions (callgrind), toolwire vs the floor.
 
 Each real capture (``src/toolwire/data/demo/real``: OpenAI and Anthropic, 9-26
