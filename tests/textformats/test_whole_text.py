@@ -82,7 +82,7 @@ def _call(family: str, name: str, args: dict[str, object]) -> str:
         "<｜tool▁sep｜>",
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>",
         "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    )  # noqa: E501
+    )
     return f"{begin}function{sep}{name}\n```json\n{json.dumps(args)}\n```{end}"
 
 
