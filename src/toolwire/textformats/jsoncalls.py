@@ -208,7 +208,16 @@ class _Envelope:
         buf, pos = sc._buf, sc._pos
         if self.phase == _HEAD and not self.parts:
             # the whole object may be here already (text fed whole, a large read): read
-            # it at once, as the streaming path does once it closes
+            # it at once, as the streaming path does once it closes. The usual shape,
+            # name then arguments then ``}``, takes one scan of the arguments.
+            m = _HEADER.match(buf, pos)
+            if m is not None:
+                args_end = container_end(buf, m.end())
+                close = _skip_space(buf, args_end) if args_end >= 0 else -1
+                if buf[close : close + 1] == "}":
+                    sc._pos = close + 1
+                    sc.whole_call(_decode_name(m.group(1)), buf[m.end() : args_end])
+                    return (CALL, "")
             end = container_end(buf, pos)
             if end >= 0:
                 sc._pos = end

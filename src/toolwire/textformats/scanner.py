@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import cache, lru_cache
 from typing import Any
 
 from toolwire.assemble import CallAssembler, JsonScanner
@@ -88,6 +89,22 @@ class Markers:
                 return i
             m = self.starts.search(buf, i + 1)
         return n
+
+
+@cache
+def _shared_markers(markers: tuple[str, ...]) -> Markers:
+    return Markers(*markers)
+
+
+@lru_cache(maxsize=256)  # some literals come from the text (an invented tag's close)
+def _longest_first(literals: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted(literals, key=len, reverse=True))
+
+
+def shared_markers(*markers: str) -> Markers:
+    """``Markers(*markers)``, built once per set of markers (it is never changed): a
+    parser is set up for every response, often to read a few hundred characters."""
+    return _shared_markers(tuple(sorted(set(markers))))
 
 
 class MarkupCall:
@@ -216,10 +233,10 @@ class TextScanner:
         self._loose = (
             frozenset(o for o in self.LOOSE if o not in taken) if self.tools else frozenset()
         )
-        self._text_markers = Markers(*taken, *self._loose) if (taken or self._loose) else None
+        self._text_markers = shared_markers(*taken, *self._loose) if (taken or self._loose) else None
         if self.THINK is not None:
             extra = self.START if self.calls_in_reasoning else ()
-            self._reason_markers = Markers(self.THINK[1], *extra)
+            self._reason_markers = shared_markers(self.THINK[1], *extra)
 
     def _start(self) -> None:
         self._gen = self.run()
@@ -361,10 +378,16 @@ class TextScanner:
             i += 1
         if i - pos > _WS_LIMIT:
             return False
-        rest = buf[i : i + max(len(x) for x in literals)]
-        if not self._eof and any(len(lit) > len(rest) and lit.startswith(rest) for lit in literals):
+        ordered = _longest_first(literals)
+        longest = len(ordered[0])
+        rest = buf[i : i + longest]
+        if (
+            not self._eof
+            and len(rest) < longest
+            and any(len(lit) > len(rest) and lit.startswith(rest) for lit in literals)
+        ):
             return NEED  # a literal could still match (the longest one wins)
-        for lit in sorted(literals, key=len, reverse=True):
+        for lit in ordered:
             if rest.startswith(lit):
                 self._pos = i
                 return lit
