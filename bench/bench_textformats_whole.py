@@ -21,19 +21,29 @@ Figures are medians of runs taken in alternation (toolwire, then each peer);
 faster). Then a correctness table: the same small texts, cut off, naming an
 unknown tool, and streamed one character at a time (special tokens split).
 
+``--instructions``: the one-feed runs again under ``valgrind --tool=callgrind``, in
+instructions (this machine is shared and noisy; counts repeat within 1%): per MB for
+the flatness goal, and peer / toolwire at each size.
+
     python bench/bench_textformats_whole.py [--families hermes] [--runs 5] [--no-peers]
+                                            [--instructions]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import gc
 import json
 import logging
+import re
+import shutil
 import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -244,10 +254,8 @@ def alternate(
     bounded: set[str] = set()
     first = next(iter(runs))
     for run in runs.values():  # warm up: first-use imports, compiled patterns, caches
-        try:
+        with contextlib.suppress(Bound):
             timed(run, text[: 4 * KB])
-        except Bound:
-            pass
     for _ in range(rounds):
         base = 0.0
         for name, run in runs.items():
@@ -338,6 +346,76 @@ def verdict_peer(peers: Peers, name: str, case: str, text: str) -> str:
     return f"accepted {names} (no status)"
 
 
+# -- instructions (callgrind) ------------------------------------------------------
+
+
+def child_instructions(families: list[str], with_peers: bool) -> None:
+    """Under callgrind: each one-feed run, driven by ``functools.reduce`` (callgrind
+    collects inside it and dumps after it); prints the labels in dump order."""
+    for family in families:
+        peers = Peers(family) if with_peers else None
+        for label, size, calls, lines in SIZES:
+            text = make_text(family, size, calls, lines)
+            repeat = max(1, MB // (size * 4))  # small texts: several parses, for the count
+            for name, run in {
+                "toolwire": toolwire(family),
+                **(peers.whole() if peers else {}),
+            }.items():
+                run(text)  # warm up
+
+                def step(_: object, __: int, run: Run = run, text: str = text) -> None:
+                    run(text)
+
+                functools.reduce(step, range(repeat), None)
+                print(f"{family}\t{label}\t{len(text)}\t{name}\t{repeat}", flush=True)
+
+
+def instructions(families: list[str], venv: Path | None) -> None:
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("\ninstructions skipped: valgrind is not installed (apt-get install valgrind)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cg.out"
+        args = [__file__, "--child-instructions", "--families", ",".join(families)]
+        args += ["--peers-venv", str(venv)] if venv else ["--no-peers"]
+        done = subprocess.run(
+            [
+                valgrind,
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                "--collect-atstart=no",
+                "--toggle-collect=functools_reduce",
+                "--dump-after=functools_reduce",
+                sys.executable,
+                *args,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        dumps = sorted(Path(tmp).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
+        counts = [int(re.search(r"^summary: (\d+)", d.read_text(), re.M).group(1)) for d in dumps]  # type: ignore[union-attr]
+    rows = [line.split("\t") for line in done.stdout.splitlines() if line.count("\t") == 4]
+    print("\n## one feed, in instructions (callgrind); x = peer / toolwire")
+    print(f"{'family':12} {'size':4} {'parser':18} {'instr/parse':>13} {'instr/MB':>13} {'x':>6}")
+    base: dict[tuple[str, str], float] = {}
+    per_mb: dict[str, dict[str, float]] = {}
+    for (family, label, chars, name, repeat), count in zip(rows, counts, strict=True):
+        each = count / int(repeat)
+        if name == "toolwire":
+            base[family, label] = each
+            per_mb.setdefault(family, {})[label] = each / (int(chars) / MB)
+        print(
+            f"{family:12} {label:4} {name:18} {each:13,.0f} {each / (int(chars) / MB):13,.0f}"
+            f" {each / base[family, label]:6.2f}"
+        )
+    for family, figures in per_mb.items():
+        print(
+            f"{family}: toolwire instructions per MB, 4M / 16K = {figures['4M'] / figures['16K']:.2f}"
+        )
+
+
 # -- main -----------------------------------------------------------------------------
 
 
@@ -351,10 +429,16 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--peers-venv", type=Path, default=ROOT / ".bench-peers")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--child-instructions", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args()
     with_peers = not ns.no_peers and ensure_peers(ns.peers_venv)
+    families = ns.families.split(",")
+    if ns.child_instructions:
+        child_instructions(families, with_peers)
+        return
     print(f"medians of {ns.runs} alternating rounds; x = peer time / toolwire time in each round")
-    for family in ns.families.split(","):
+    for family in families:
         peers = Peers(family) if with_peers else None
         print(f"\n== {family}")
         print(
@@ -372,11 +456,15 @@ def main() -> None:
                 modes.append((f"{DELTA}-char", {"toolwire": toolwire(family, DELTA), **streamed}))
             for mode, runs in modes:
                 rounds = ns.runs if size <= MB or mode != f"{DELTA}-char" else 1
-                for name, (t, ratio, found, bound) in alternate(runs, text, rounds).items():
+                figures = alternate(runs, text, rounds)
+                expected = figures["toolwire"][2]
+                for name, (t, ratio, found, bound) in figures.items():
                     mb = t / (len(text) / MB)
                     if name == "toolwire" and mode in per_mb:
                         per_mb[mode][label] = mb
                     note = " (bound: stopped, scaled)" if bound else ""
+                    if 0 <= found < expected:
+                        note += f" (found {found} of {expected} calls)"
                     print(
                         f"{label:4} {mode:12} {name:18} {fmt_s(t)} {mb:8.4f} {ratio:7.2f} {found:6d}{note}",
                         flush=True,
@@ -390,6 +478,8 @@ def main() -> None:
                 print(f"{case:14} {'toolwire':18} {verdict_toolwire(family, case, text)}")
                 for name in [*peers.detectors, "agent-tool-parser"]:
                     print(f"{case:14} {name:18} {verdict_peer(peers, name, case, text)}")
+    if ns.instructions:
+        instructions(families, ns.peers_venv if with_peers else None)
 
 
 if __name__ == "__main__":
