@@ -366,7 +366,10 @@ def child_instructions(families: list[str], with_peers: bool) -> None:
                 def step(_: object, __: int, run: Run = run, text: str = text) -> None:
                     run(text)
 
+                gc.collect()
+                gc.disable()  # as in the timed runs: the parsers, not the collector
                 functools.reduce(step, range(repeat), None)
+                gc.enable()
                 print(f"{family}\t{label}\t{len(text)}\t{name}\t{repeat}", flush=True)
 
 
