@@ -39,6 +39,9 @@ _HEADER = re.compile(
     r'\s{0,32}"(?:arguments|parameters)"\s{0,32}:\s{0,32}(?=[\[{])'
 )
 _HEADER_LIMIT = 1024
+# buffered text from which an object may be read whole at once (less: a streamed delta,
+# where the object is hardly ever all there)
+_WHOLE_MIN = 64
 _NAME_GUESS = re.compile(r"""["']name["']\s*:\s*["']([^"'\\]{1,256})["']""")
 
 # the members of an envelope, read exactly: strings, scalars, whitespace (any, as in
@@ -206,7 +209,7 @@ class _Envelope:
         much text follows it in the buffer (F22)."""
         sc = self.sc
         buf, pos = sc._buf, sc._pos
-        if self.phase == _HEAD and not self.parts:
+        if self.phase == _HEAD and not self.parts and len(buf) - pos > _WHOLE_MIN:
             # the whole object may be here already (text fed whole, a large read): read
             # it at once, as the streaming path does once it closes. The usual shape,
             # name then arguments then ``}``, takes one scan of the arguments.

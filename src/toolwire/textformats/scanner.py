@@ -32,6 +32,7 @@ __all__ = ["NEED", "Emit", "Grammar", "Markers", "MarkupCall", "Request", "TextS
 _SPACE = frozenset(" \t\r\n")
 _WS_LIMIT = 256  # whitespace allowed between a marker and what must follow it
 _PUSH_BACK_LIMIT = 64  # the longest text ``push_back`` may give back
+_SHORT = 256  # text shorter than this is searched with the markers' regex alone
 
 
 class Markers:
@@ -58,9 +59,11 @@ class Markers:
         the regex engine steps through every character), in windows that double in
         size, so each search costs about the distance to what it finds."""
         end = len(buf)
+        if end - pos <= _SHORT:  # a delta while streaming: one regex call is cheaper
+            return self.regex.search(buf, pos)
         match = self.regex.match
         firsts = self.firsts
-        lo, size = pos, 256
+        lo, size = pos, _SHORT
         while lo < end:
             hi = min(lo + size, end)
             at = hi
@@ -233,7 +236,9 @@ class TextScanner:
         self._loose = (
             frozenset(o for o in self.LOOSE if o not in taken) if self.tools else frozenset()
         )
-        self._text_markers = shared_markers(*taken, *self._loose) if (taken or self._loose) else None
+        self._text_markers = (
+            shared_markers(*taken, *self._loose) if (taken or self._loose) else None
+        )
         if self.THINK is not None:
             extra = self.START if self.calls_in_reasoning else ()
             self._reason_markers = shared_markers(self.THINK[1], *extra)
@@ -428,7 +433,7 @@ class TextScanner:
         m = markers.search(buf, pos)
         held = len(buf) if self._eof else markers.holdback(buf, pos)
         end = m.start() if m is not None else held
-        if not scanner.consumed:
+        if m is not None and not scanner.consumed:
             # the value may be all here (text fed whole, a large read): found at once
             close = container_end(buf, pos, end)
             if close >= 0:
