@@ -22,12 +22,12 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from callgrind import reduce_loops
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "src" / "toolwire" / "data" / "demo" / "real"
@@ -167,32 +167,12 @@ def main() -> None:
     if ns.child:
         (child_break_even if ns.break_even else child)(ns.runs)
         return
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
+    args = [__file__, "--child", "--runs", str(ns.runs)]
+    found = reduce_loops([*args, *(["--break-even"] if ns.break_even else [])])
+    if found is None:
         print("skipped: valgrind is not installed (apt-get install valgrind)")
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "cg.out"
-        subprocess.run(
-            [
-                valgrind,
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                "--collect-atstart=no",
-                "--toggle-collect=functools_reduce",
-                "--dump-after=functools_reduce",
-                sys.executable,
-                __file__,
-                "--child",
-                "--runs",
-                str(ns.runs),
-                *(["--break-even"] if ns.break_even else []),
-            ],
-            check=True,
-            capture_output=True,
-        )
-        dumps = sorted(Path(tmp).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
-        counts = [int(re.search(r"^summary: (\d+)", d.read_text(), re.M).group(1)) for d in dumps]  # type: ignore[union-attr]
+    counts, _ = found
     if ns.break_even:
         report_break_even(counts, ns.runs)
         return

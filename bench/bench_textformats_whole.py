@@ -37,13 +37,10 @@ import functools
 import gc
 import json
 import logging
-import re
-import shutil
 import statistics
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_textformats import RENDER, TOOLS, make_text
+from callgrind import reduce_loops
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import CallFinished, TextDelta
@@ -374,32 +372,13 @@ def child_instructions(families: list[str], with_peers: bool) -> None:
 
 
 def instructions(families: list[str], venv: Path | None) -> None:
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
+    args = [__file__, "--child-instructions", "--families", ",".join(families)]
+    found = reduce_loops([*args, *(["--peers-venv", str(venv)] if venv else ["--no-peers"])])
+    if found is None:
         print("\ninstructions skipped: valgrind is not installed (apt-get install valgrind)")
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "cg.out"
-        args = [__file__, "--child-instructions", "--families", ",".join(families)]
-        args += ["--peers-venv", str(venv)] if venv else ["--no-peers"]
-        done = subprocess.run(
-            [
-                valgrind,
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                "--collect-atstart=no",
-                "--toggle-collect=functools_reduce",
-                "--dump-after=functools_reduce",
-                sys.executable,
-                *args,
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        dumps = sorted(Path(tmp).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
-        counts = [int(re.search(r"^summary: (\d+)", d.read_text(), re.M).group(1)) for d in dumps]  # type: ignore[union-attr]
-    rows = [line.split("\t") for line in done.stdout.splitlines() if line.count("\t") == 4]
+    counts, stdout = found
+    rows = [line.split("\t") for line in stdout.splitlines() if line.count("\t") == 4]
     print("\n## one feed, in instructions (callgrind); x = peer / toolwire")
     print(f"{'family':12} {'size':4} {'parser':18} {'instr/parse':>13} {'instr/MB':>13} {'x':>6}")
     base: dict[tuple[str, str], float] = {}
