@@ -165,13 +165,14 @@ RENDER: dict[str, Render] = {
 }
 
 
-def make_text(family: str, size: int = SIZE, calls: int = CALLS) -> str:
-    """About ``size`` characters: prose, then a call, ``calls`` times."""
+def make_text(family: str, size: int = SIZE, calls: int = CALLS, lines: int = 100) -> str:
+    """About ``size`` characters: prose, then a call (``lines`` lines of file content),
+    ``calls`` times."""
     render = RENDER[family]
     share = size // calls
     parts = []
     for i in range(calls):
-        args = {"path": f"src/module_{i}.py", "content": "x = 1  # ok\n" * 100, "mode": 420}
+        args = {"path": f"src/module_{i}.py", "content": "x = 1  # ok\n" * lines, "mode": 420}
         call = render("write_file", args)
         words = "The model explains what it is about to do, step by step. "
         prose = (words * (max(share - len(call), 60) // len(words) + 1))[

@@ -27,6 +27,7 @@ import orjson
 from toolwire.assemble import JsonScanner
 from toolwire.coerce import json_type_name
 from toolwire.repair import partial_value, repair_json
+from toolwire.textformats.jsonend import container_end
 from toolwire.textformats.need import NEED, Grammar, _Need
 
 if TYPE_CHECKING:
@@ -38,6 +39,9 @@ _HEADER = re.compile(
     r'\s{0,32}"(?:arguments|parameters)"\s{0,32}:\s{0,32}(?=[\[{])'
 )
 _HEADER_LIMIT = 1024
+# buffered text from which an object may be read whole at once (less: a streamed delta,
+# where the object is hardly ever all there)
+_WHOLE_MIN = 64
 _NAME_GUESS = re.compile(r"""["']name["']\s*:\s*["']([^"'\\]{1,256})["']""")
 
 # the members of an envelope, read exactly: strings, scalars, whitespace (any, as in
@@ -71,7 +75,7 @@ def _value_end(text: str, pos: int) -> int:
     inside), or -1 when none starts there."""
     c = text[pos : pos + 1]
     if c in ("{", "["):
-        return JsonScanner().scan_to_close(text, pos)
+        return container_end(text, pos)
     m = (_STRING if c == '"' else _SCALAR).match(text, pos)
     return -1 if m is None else m.end()
 
@@ -205,6 +209,22 @@ class _Envelope:
         much text follows it in the buffer (F22)."""
         sc = self.sc
         buf, pos = sc._buf, sc._pos
+        if self.phase == _HEAD and not self.parts and len(buf) - pos > _WHOLE_MIN:
+            # the whole object may be here already (text fed whole, a large read): read
+            # it at once, as the streaming path does once it closes. The usual shape,
+            # name then arguments then ``}``, takes one scan of the arguments.
+            m = _HEADER.match(buf, pos)
+            if m is not None:
+                args_end = container_end(buf, m.end())
+                close = _skip_space(buf, args_end) if args_end >= 0 else -1
+                if buf[close : close + 1] == "}":
+                    sc._pos = close + 1
+                    sc.whole_call(_decode_name(m.group(1)), buf[m.end() : args_end])
+                    return (CALL, "")
+            end = container_end(buf, pos)
+            if end >= 0:
+                sc._pos = end
+                return self._whole(buf[pos:end])
         if self.phase == _HEAD or self.phase == _BUFFER:
             end = self.outer.scan_to_close(buf, pos)
             stop = len(buf) if end < 0 else end

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import cache, lru_cache
 from typing import Any
 
 from toolwire.assemble import CallAssembler, JsonScanner
 from toolwire.names import resolve_tool_name
 from toolwire.spec import ToolSpec
 from toolwire.textformats import loose
+from toolwire.textformats.jsonend import container_end
 from toolwire.textformats.need import NEED, Emit, Grammar, Request, _Need
 
 __all__ = ["NEED", "Emit", "Grammar", "Markers", "MarkupCall", "Request", "TextScanner", "_Need"]
@@ -30,12 +32,13 @@ __all__ = ["NEED", "Emit", "Grammar", "Markers", "MarkupCall", "Request", "TextS
 _SPACE = frozenset(" \t\r\n")
 _WS_LIMIT = 256  # whitespace allowed between a marker and what must follow it
 _PUSH_BACK_LIMIT = 64  # the longest text ``push_back`` may give back
+_SHORT = 256  # text shorter than this is searched with the markers' regex alone
 
 
 class Markers:
     """A fixed set of literal markers, searched together from a position."""
 
-    __slots__ = ("extendable", "longest", "markers", "prefixes", "regex", "starts")
+    __slots__ = ("extendable", "firsts", "longest", "markers", "prefixes", "regex", "starts")
 
     def __init__(self, *markers: str) -> None:
         unique = sorted(set(markers), key=len, reverse=True)  # longest wins at a position
@@ -44,10 +47,39 @@ class Markers:
         self.longest = max(len(m) for m in unique)
         self.prefixes = frozenset(m[:i] for m in unique for i in range(1, len(m)))
         self.starts = re.compile("[" + "".join(sorted({re.escape(m[0]) for m in unique})) + "]")
+        self.firsts = tuple(sorted({m[0] for m in unique}))
         # a marker that is the start of a longer one needs one more character to decide
         self.extendable = frozenset(
             m for m in unique if any(o != m and o.startswith(m) for o in unique)
         )
+
+    def search(self, buf: str, pos: int) -> re.Match[str] | None:
+        """The first marker at or after ``pos``, as ``regex.search`` finds it. Prose is
+        skipped with ``str.find`` on each marker's first character (memchr speed;
+        the regex engine steps through every character), in windows that double in
+        size, so each search costs about the distance to what it finds."""
+        end = len(buf)
+        if end - pos <= _SHORT:  # a delta while streaming: one regex call is cheaper
+            return self.regex.search(buf, pos)
+        match = self.regex.match
+        firsts = self.firsts
+        lo, size = pos, _SHORT
+        while lo < end:
+            hi = min(lo + size, end)
+            at = hi
+            for c in firsts:
+                i = buf.find(c, lo, at)
+                if i >= 0:
+                    at = i
+            if at < hi:
+                m = match(buf, at)
+                if m is not None:
+                    return m
+                lo = at + 1  # a first character that starts no marker here
+            else:
+                lo = hi
+                size *= 2
+        return None
 
     def holdback(self, buf: str, start: int) -> int:
         """Where the tail of ``buf`` that could still become a marker begins."""
@@ -60,6 +92,22 @@ class Markers:
                 return i
             m = self.starts.search(buf, i + 1)
         return n
+
+
+@cache
+def _shared_markers(markers: tuple[str, ...]) -> Markers:
+    return Markers(*markers)
+
+
+@lru_cache(maxsize=256)  # some literals come from the text (an invented tag's close)
+def _longest_first(literals: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted(literals, key=len, reverse=True))
+
+
+def shared_markers(*markers: str) -> Markers:
+    """``Markers(*markers)``, built once per set of markers (it is never changed): a
+    parser is set up for every response, often to read a few hundred characters."""
+    return _shared_markers(tuple(sorted(set(markers))))
 
 
 class MarkupCall:
@@ -188,10 +236,12 @@ class TextScanner:
         self._loose = (
             frozenset(o for o in self.LOOSE if o not in taken) if self.tools else frozenset()
         )
-        self._text_markers = Markers(*taken, *self._loose) if (taken or self._loose) else None
+        self._text_markers = (
+            shared_markers(*taken, *self._loose) if (taken or self._loose) else None
+        )
         if self.THINK is not None:
             extra = self.START if self.calls_in_reasoning else ()
-            self._reason_markers = Markers(self.THINK[1], *extra)
+            self._reason_markers = shared_markers(self.THINK[1], *extra)
 
     def _start(self) -> None:
         self._gen = self.run()
@@ -286,7 +336,7 @@ class TextScanner:
         or None at end of stream. ``keep_tail``: at the end, a held-back partial
         marker is emitted (text) rather than dropped (inside a call)."""
         buf, pos = self._buf, self._pos
-        m = markers.regex.search(buf, pos)
+        m = markers.search(buf, pos)
         if m is not None:
             start, end = m.span()
             if (
@@ -333,10 +383,16 @@ class TextScanner:
             i += 1
         if i - pos > _WS_LIMIT:
             return False
-        rest = buf[i : i + max(len(x) for x in literals)]
-        if not self._eof and any(len(lit) > len(rest) and lit.startswith(rest) for lit in literals):
+        ordered = _longest_first(literals)
+        longest = len(ordered[0])
+        rest = buf[i : i + longest]
+        if (
+            not self._eof
+            and len(rest) < longest
+            and any(len(lit) > len(rest) and lit.startswith(rest) for lit in literals)
+        ):
             return NEED  # a literal could still match (the longest one wins)
-        for lit in sorted(literals, key=len, reverse=True):
+        for lit in ordered:
             if rest.startswith(lit):
                 self._pos = i
                 return lit
@@ -374,9 +430,16 @@ class TextScanner:
         still open (markup never becomes part of a value): answers True when the value
         closed, the marker (consumed) when one came first, None at end of stream."""
         buf, pos = self._buf, self._pos
-        m = markers.regex.search(buf, pos)
+        m = markers.search(buf, pos)
         held = len(buf) if self._eof else markers.holdback(buf, pos)
         end = m.start() if m is not None else held
+        if m is not None and not scanner.consumed:
+            # the value may be all here (text fed whole, a large read): found at once
+            close = container_end(buf, pos, end)
+            if close >= 0:
+                emit(buf[pos:close])
+                self._pos = close
+                return True
         text = buf[pos:end]
         off = scanner.feed(text)
         if off >= 0:

@@ -1,0 +1,468 @@
+# ruff: noqa: E501  (test data: model outputs with DeepSeek's U+FF5C markers)
+"""Benchmark: model text parsed whole (a ``stream=false`` response, a file), against peers.
+
+Peers, measured in this run on the same texts:
+  - sglang's server function-call detectors (``detect_and_parse`` whole,
+    ``parse_streaming_increment`` per delta): Qwen25Detector and HermesDetector for
+    Hermes, DeepSeekV3Detector, Llama32Detector; shipped in ``llm-router-utils``;
+  - ``agent-tool-parser`` (Rust, ``ToolParser.try_parse_all``); it has no streaming
+    API, so streamed it re-parses the text so far on every delta.
+They are installed with ``--no-deps`` into their own virtual environment (created
+by this script, ``--peers-venv``, default ``.bench-peers/``), never into the
+project's lock; the detectors' own imports (pydantic, orjson, openai) come from the
+project's dev environment, and ``partial-json-parser`` is installed beside them.
+
+Texts: prose and ``write_file`` calls, 2 KB with 4 calls, then 16 KB, 1 MB and 4 MB
+with 200 calls per MB. Modes: one ``feed``, 64 KB reads, and 4-character deltas
+(streaming; at 2 KB and 16 KB). Toolwire is timed through the whole pipeline
+(extractor, assembler, repair ladder, schema check), the peers on their own calls.
+Figures are medians of runs taken in alternation (toolwire, then each peer);
+``x`` columns are medians of the per-round ratios peer / toolwire (>1: toolwire
+faster). Then a correctness table: the same small texts, cut off, naming an
+unknown tool, and streamed one character at a time (special tokens split).
+
+``--instructions``: the one-feed runs again under ``valgrind --tool=callgrind``, in
+instructions (this machine is shared and noisy; counts repeat within 1%): per MB for
+the flatness goal, and peer / toolwire at each size.
+
+    python bench/bench_textformats_whole.py [--families hermes] [--runs 5] [--no-peers]
+                                            [--instructions]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import gc
+import json
+import logging
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_textformats import RENDER, TOOLS, make_text
+from callgrind import reduce_loops
+
+from toolwire.assemble import CallAssembler
+from toolwire.events import CallFinished, TextDelta
+from toolwire.textformats import make_extractor
+
+ROOT = Path(__file__).resolve().parents[1]
+KB = 1024
+MB = 1024 * KB
+PEER_PACKAGES = (
+    "llm-router-utils==0.8.1",
+    "agent-tool-parser==0.1.3",
+    "partial-json-parser==0.2.1.1.post7",
+)
+FAMILIES = ("hermes", "deepseek_v3", "llama3_json")
+# (label, characters, calls, content lines per call)
+SIZES = (
+    ("2K", 2 * KB, 4, 20),
+    ("16K", 16 * KB, 3, 100),
+    ("1M", MB, 200, 100),
+    ("4M", 4 * MB, 800, 100),
+)
+STREAM_SIZES = ("2K", "16K")
+DELTA = 4
+READ = 64 * KB
+PEER_BUDGET_S = 10.0  # a streamed peer run longer than this is stopped; reported as a bound
+
+Run = Callable[[str], int]  # parses a text, answers the number of calls found
+
+
+# -- toolwire -----------------------------------------------------------------------
+
+
+def toolwire(family: str, piece: int = 0) -> Run:
+    """The whole pipeline on ``text`` fed at once (``piece`` 0) or in ``piece``-sized parts."""
+
+    def run(text: str) -> int:
+        sink = CallAssembler(TOOLS)
+        extractor = make_extractor(family, sink, TOOLS)
+        if piece:
+            feed = extractor.feed
+            for i in range(0, len(text), piece):
+                feed(text[i : i + piece])
+        else:
+            extractor.feed(text)
+        extractor.close()
+        sink.end()
+        return sum(isinstance(e, CallFinished) for e in sink.events)
+
+    return run
+
+
+def toolwire_calls(family: str, text: str, piece: int = 0) -> tuple[list[Any], str]:
+    """The calls toolwire reports for ``text`` and the visible text."""
+    sink = CallAssembler(TOOLS)
+    extractor = make_extractor(family, sink, TOOLS)
+    step = piece or len(text) or 1
+    for i in range(0, len(text), step):
+        extractor.feed(text[i : i + step])
+    extractor.close()
+    sink.end()
+    calls = [e.call for e in sink.events if isinstance(e, CallFinished)]
+    visible = "".join(e.text for e in sink.events if isinstance(e, TextDelta))
+    return calls, visible
+
+
+# -- peers ----------------------------------------------------------------------------
+
+
+def ensure_peers(venv: Path) -> bool:
+    """Create the peers' environment once; put its packages on ``sys.path``."""
+    py = venv / "bin" / "python"
+    if not py.exists():
+        print(f"creating {venv} for the peers ({', '.join(PEER_PACKAGES)}) ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run(
+            [str(py), "-m", "pip", "install", "-q", "--no-deps", *PEER_PACKAGES], check=True
+        )
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if sysconfig.get_python_version() not in site:
+        print(f"peers skipped: {venv} is for another Python than this one")
+        return False
+    sys.path.append(site)  # after the project's own packages
+    logging.disable(logging.CRITICAL)  # the detectors log every call they drop
+    return True
+
+
+class Peers:
+    """The peers' parsers for one family."""
+
+    def __init__(self, family: str) -> None:
+        import agent_tool_parser
+        from llm_router_utils.sglang.srt.entrypoints.openai.protocol import Function, Tool
+        from llm_router_utils.sglang.srt.function_call import (
+            deepseekv3_detector,
+            hermes_detector,
+            llama32_detector,
+            qwen25_detector,
+        )
+
+        spec = TOOLS[0]
+        self.tools = [
+            Tool(
+                type="function", function=Function(name=spec.name, parameters=dict(spec.parameters))
+            )
+        ]
+        self.allowed = {spec.name}
+        self.atp = agent_tool_parser
+        self.detectors: dict[str, Any] = {
+            "hermes": {
+                "sglang-qwen25": qwen25_detector.Qwen25Detector,
+                "sglang-hermes": hermes_detector.HermesDetector,
+            },
+            "deepseek_v3": {"sglang": deepseekv3_detector.DeepSeekV3Detector},
+            "llama3_json": {"sglang": llama32_detector.Llama32Detector},
+        }[family]
+
+    def whole(self) -> dict[str, Run]:
+        runs: dict[str, Run] = {}
+        for name, cls in self.detectors.items():
+            runs[name] = lambda text, cls=cls: len(cls().detect_and_parse(text, self.tools).calls)
+        runs["agent-tool-parser"] = lambda text: len(self.atp_calls(text))
+        return runs
+
+    def atp_calls(self, text: str) -> list[Any]:
+        return list(self.atp.ToolParser(allowed_tools=self.allowed).try_parse_all(text))
+
+    def sglang_stream(self, cls: Any, text: str, delta: int) -> tuple[list[Any], str]:
+        """Calls (name, argument text) and visible text, fed ``delta`` characters at a time."""
+        det = cls()
+        names: dict[int, str] = {}
+        args: dict[int, list[str]] = {}
+        visible: list[str] = []
+        t0 = time.perf_counter()
+        for i in range(0, len(text), delta):
+            r = det.parse_streaming_increment(text[i : i + delta], self.tools)
+            visible.append(r.normal_text or "")
+            for item in r.calls:
+                if item.name:
+                    names[item.tool_index] = item.name
+                args.setdefault(item.tool_index, []).append(item.parameters or "")
+            if time.perf_counter() - t0 > PEER_BUDGET_S:
+                raise Bound(time.perf_counter() - t0, i, len(text))
+        calls = [(names.get(k), "".join(v)) for k, v in sorted(args.items())]
+        return calls, "".join(visible)
+
+    def streamed(self, delta: int) -> dict[str, Run]:
+        runs: dict[str, Run] = {}
+        for name, cls in self.detectors.items():
+            runs[name] = lambda text, cls=cls: len(self.sglang_stream(cls, text, delta)[0])
+
+        def reparse(text: str) -> int:
+            t0 = time.perf_counter()
+            found = 0
+            for end in range(delta, len(text) + delta, delta):
+                found = len(self.atp_calls(text[:end]))
+                if time.perf_counter() - t0 > PEER_BUDGET_S:
+                    raise Bound(time.perf_counter() - t0, end, len(text))
+            return found
+
+        runs["agent-tool-parser"] = reparse
+        return runs
+
+
+class Bound(Exception):
+    """A run that ran out of its budget after ``done`` of ``total`` characters."""
+
+    def __init__(self, elapsed: float, done: int, total: int) -> None:
+        self.elapsed, self.done, self.total = elapsed, done, total
+
+
+# -- timing ---------------------------------------------------------------------------
+
+
+def timed(run: Run, text: str) -> tuple[float, int]:
+    gc.collect()
+    gc.disable()  # time the parsers, not the collector's pauses
+    try:
+        t0 = time.perf_counter()
+        found = run(text)
+        return time.perf_counter() - t0, found
+    finally:
+        gc.enable()
+
+
+def alternate(
+    runs: dict[str, Run], text: str, rounds: int
+) -> dict[str, tuple[float, float, int, bool]]:
+    """Per run: median seconds, median ratio to the first run (``toolwire``), calls
+    found, and whether it ran out of budget (then the time is a lower bound, scaled up
+    to the whole text)."""
+    times: dict[str, list[float]] = {k: [] for k in runs}
+    ratios: dict[str, list[float]] = {k: [] for k in runs}
+    found: dict[str, int] = {}
+    bounded: set[str] = set()
+    first = next(iter(runs))
+    for run in runs.values():  # warm up: first-use imports, compiled patterns, caches
+        with contextlib.suppress(Bound):
+            timed(run, text[: 4 * KB])
+    for _ in range(rounds):
+        base = 0.0
+        for name, run in runs.items():
+            if name in bounded:
+                continue
+            try:
+                t, found[name] = timed(run, text)
+            except Bound as b:
+                t, found[name] = b.elapsed * b.total / max(b.done, 1), -1
+                bounded.add(name)
+            base = t if name == first else base
+            times[name].append(t)
+            ratios[name].append(t / base)
+    return {
+        k: (
+            statistics.median(times[k]),
+            statistics.median(ratios[k]),
+            found.get(k, 0),
+            k in bounded,
+        )
+        for k in runs
+    }
+
+
+# -- correctness ------------------------------------------------------------------------
+
+
+def call_text(family: str, name: str, args: dict[str, Any]) -> str:
+    return RENDER[family](name, args)
+
+
+def correctness_cases(family: str) -> dict[str, str]:
+    first = call_text(family, "write_file", {"path": "a.py", "content": "x = 1\n", "mode": 420})
+    second = call_text(family, "write_file", {"path": "b.py", "content": "y = 2\n", "mode": 420})
+    unknown = call_text(family, "delete_everything", {"path": "/"})
+    cut = second[: second.index('"y = ') + 4]  # inside the second call's arguments
+    return {
+        "truncated": f"Writing two files.\n{first}\n{cut}",
+        "unknown tool": f"Writing a file.\n{first}\n{unknown}\n",
+        "split tokens": f"Writing two files.\n{first}\n{second}\n",
+    }
+
+
+def verdict_toolwire(family: str, case: str, text: str) -> str:
+    piece = 1 if case == "split tokens" else 0
+    calls, visible = toolwire_calls(family, text, piece)
+    statuses = [c.status for c in calls]
+    if case == "truncated":
+        ok = statuses == ["complete", "truncated"]
+        return f"{'ok' if ok else 'WRONG'}: {statuses}"
+    if case == "unknown tool":
+        ok = statuses == ["complete", "invalid"] and calls[1].name == "delete_everything"
+        return f"{'ok' if ok else 'WRONG'}: {statuses}, unknown one named"
+    whole, _ = toolwire_calls(family, text)
+    same = [(c.name, c.arguments) for c in calls] == [(c.name, c.arguments) for c in whole]
+    leaked = "｜" in visible or "<tool_call" in visible or "python_tag" in visible
+    ok = same and len(calls) == 2 and not leaked
+    return f"{'ok' if ok else 'WRONG'}: {len(calls)} calls as whole" + (
+        ", markup in text" if leaked else ""
+    )
+
+
+def verdict_peer(peers: Peers, name: str, case: str, text: str) -> str:
+    if case == "split tokens":
+        if name == "agent-tool-parser":
+            return "n/a (no streaming; re-parses)"
+        calls, visible = peers.sglang_stream(peers.detectors[name], text, 1)
+        whole = peers.detectors[name]().detect_and_parse(text, peers.tools).calls
+        leaked = "｜" in visible or "<tool_call" in visible or "python_tag" in visible
+        ok = len(calls) == len(whole) == 2 and not leaked
+        return f"{'ok' if ok else 'WRONG'}: {len(calls)} calls (whole: {len(whole)})" + (
+            ", markup in text" if leaked else ""
+        )
+    if name == "agent-tool-parser":
+        found = [(c.name, json.dumps(c.args)) for c in peers.atp_calls(text)]
+    else:
+        found = [
+            (c.name, c.parameters)
+            for c in peers.detectors[name]().detect_and_parse(text, peers.tools).calls
+        ]
+    names = [n for n, _ in found]
+    if case == "truncated":
+        if len(found) < 2:
+            return f"WRONG: {len(found)} call(s), the cut-off call lost silently"
+        return f"WRONG: {len(found)} calls, the cut-off one given as complete"
+    if "delete_everything" not in names:
+        return f"WRONG: {len(found)} call(s), the unknown call dropped silently"
+    return f"accepted {names} (no status)"
+
+
+# -- instructions (callgrind) ------------------------------------------------------
+
+
+def child_instructions(families: list[str], with_peers: bool) -> None:
+    """Under callgrind: each one-feed run, driven by ``functools.reduce`` (callgrind
+    collects inside it and dumps after it); prints the labels in dump order."""
+    for family in families:
+        peers = Peers(family) if with_peers else None
+        for label, size, calls, lines in SIZES:
+            text = make_text(family, size, calls, lines)
+            repeat = max(1, MB // (size * 4))  # small texts: several parses, for the count
+            for name, run in {
+                "toolwire": toolwire(family),
+                **(peers.whole() if peers else {}),
+            }.items():
+                run(text)  # warm up
+
+                def step(_: object, __: int, run: Run = run, text: str = text) -> None:
+                    run(text)
+
+                gc.collect()
+                gc.disable()  # as in the timed runs: the parsers, not the collector
+                functools.reduce(step, range(repeat), None)
+                gc.enable()
+                print(f"{family}\t{label}\t{len(text)}\t{name}\t{repeat}", flush=True)
+
+
+def instructions(families: list[str], venv: Path | None) -> None:
+    args = [__file__, "--child-instructions", "--families", ",".join(families)]
+    found = reduce_loops([*args, *(["--peers-venv", str(venv)] if venv else ["--no-peers"])])
+    if found is None:
+        print("\ninstructions skipped: valgrind is not installed (apt-get install valgrind)")
+        return
+    counts, stdout = found
+    rows = [line.split("\t") for line in stdout.splitlines() if line.count("\t") == 4]
+    print("\n## one feed, in instructions (callgrind); x = peer / toolwire")
+    print(f"{'family':12} {'size':4} {'parser':18} {'instr/parse':>13} {'instr/MB':>13} {'x':>6}")
+    base: dict[tuple[str, str], float] = {}
+    per_mb: dict[str, dict[str, float]] = {}
+    for (family, label, chars, name, repeat), count in zip(rows, counts, strict=True):
+        each = count / int(repeat)
+        if name == "toolwire":
+            base[family, label] = each
+            per_mb.setdefault(family, {})[label] = each / (int(chars) / MB)
+        print(
+            f"{family:12} {label:4} {name:18} {each:13,.0f} {each / (int(chars) / MB):13,.0f}"
+            f" {each / base[family, label]:6.2f}"
+        )
+    for family, figures in per_mb.items():
+        print(
+            f"{family}: toolwire instructions per MB, 4M / 16K = {figures['4M'] / figures['16K']:.2f}"
+        )
+
+
+# -- main -----------------------------------------------------------------------------
+
+
+def fmt_s(t: float) -> str:
+    return f"{t * 1e3:9.3f} ms" if t < 1 else f"{t:9.2f} s "
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--peers-venv", type=Path, default=ROOT / ".bench-peers")
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--child-instructions", action="store_true", help=argparse.SUPPRESS)
+    ns = ap.parse_args()
+    with_peers = not ns.no_peers and ensure_peers(ns.peers_venv)
+    families = ns.families.split(",")
+    if ns.child_instructions:
+        child_instructions(families, with_peers)
+        return
+    print(f"medians of {ns.runs} alternating rounds; x = peer time / toolwire time in each round")
+    for family in families:
+        peers = Peers(family) if with_peers else None
+        print(f"\n== {family}")
+        print(
+            f"{'size':4} {'mode':12} {'parser':18} {'time':>12} {'s/MB':>8} {'x':>7} {'calls':>6}"
+        )
+        per_mb: dict[str, dict[str, float]] = {"one feed": {}, "64K reads": {}}
+        for label, size, calls, lines in SIZES:
+            text = make_text(family, size, calls, lines)
+            modes: list[tuple[str, dict[str, Run]]] = [
+                ("one feed", {"toolwire": toolwire(family), **(peers.whole() if peers else {})}),
+                ("64K reads", {"toolwire": toolwire(family, READ)}),
+            ]
+            if label in STREAM_SIZES:
+                streamed = peers.streamed(DELTA) if peers else {}
+                modes.append((f"{DELTA}-char", {"toolwire": toolwire(family, DELTA), **streamed}))
+            for mode, runs in modes:
+                rounds = ns.runs if size <= MB or mode != f"{DELTA}-char" else 1
+                figures = alternate(runs, text, rounds)
+                expected = figures["toolwire"][2]
+                for name, (t, ratio, found, bound) in figures.items():
+                    mb = t / (len(text) / MB)
+                    if name == "toolwire" and mode in per_mb:
+                        per_mb[mode][label] = mb
+                    note = " (bound: stopped, scaled)" if bound else ""
+                    if 0 <= found < expected:
+                        note += f" (found {found} of {expected} calls)"
+                    print(
+                        f"{label:4} {mode:12} {name:18} {fmt_s(t)} {mb:8.4f} {ratio:7.2f} {found:6d}{note}",
+                        flush=True,
+                    )
+        for mode, figures in per_mb.items():
+            flat = figures["4M"] / figures["16K"]
+            print(f"toolwire {mode}: s/MB at 4M / s/MB at 16K = {flat:.2f}")
+        if peers:
+            print(f"{'case':14} {'parser':18} verdict")
+            for case, text in correctness_cases(family).items():
+                print(f"{case:14} {'toolwire':18} {verdict_toolwire(family, case, text)}")
+                for name in [*peers.detectors, "agent-tool-parser"]:
+                    print(f"{case:14} {name:18} {verdict_peer(peers, name, case, text)}")
+    if ns.instructions:
+        instructions(families, ns.peers_venv if with_peers else None)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Text fed whole takes a faster path (``jsonend.container_end``, ``Markers.search``);
+it must give exactly what the streaming path gives: the same calls, statuses, repairs
+and text however the text is split (F15), and never raise or hang (F22)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tf_harness import TOOLS, check_split_invariance
+
+from toolwire.assemble import JsonScanner
+from toolwire.textformats.jsonend import container_end
+from toolwire.textformats.scanner import Markers
+
+SECONDS = float(os.environ.get("TOOLWIRE_FUZZ_SECONDS", "1.0"))
+
+# JSON-ish text dense in what decides a container's end: quotes, runs of backslashes
+# before quotes, brackets of both kinds
+_PIECES = ['"', "\\", "\\\\", '\\"', "{", "}", "[", "]", "a", " ", ":", ",", "\n", "é"]
+json_ish = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(body=json_ish, opener=st.sampled_from(["{", "["]), lead=json_ish)
+def test_container_end_is_where_the_streaming_scanner_closes_F22(
+    body: str, opener: str, lead: str
+) -> None:
+    text = lead + opener + body
+    pos = len(lead)
+    expected = JsonScanner().scan_to_close(text, pos)
+    assert container_end(text, pos) == expected
+    # bounded: a close at or past ``stop`` is not seen
+    for stop in range(pos, len(text) + 1):
+        got = container_end(text, pos, stop)
+        assert got == (expected if 0 <= expected <= stop else -1)
+
+
+def test_container_end_needs_a_container_at_pos() -> None:
+    assert container_end('"x"', 0) == -1
+    assert container_end("", 0) == -1
+    assert container_end('{"a": "\\\\"}', 0) == len('{"a": "\\\\"}')  # an escaped backslash
+    assert container_end('{"a": "\\"}', 0) == -1  # an escaped quote: the string is open
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(
+        st.sampled_from(["<", "<t", "<tool", "<tool_call>", "{", "`", "```", "x", "\n"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_markers_search_finds_what_the_regex_finds(text: str) -> None:
+    markers = Markers("<tool_call>", "</tool_call>", "<", "{", "```")
+    for pos in range(len(text) + 1):
+        a, b = markers.search(text, pos), markers.regex.search(text, pos)
+        assert (a and (a.span(), a.group())) == (b and (b.span(), b.group()))
+
+
+def test_markers_search_skips_long_prose_in_linear_time_F22() -> None:
+    markers = Markers("<tool_call>", "```")
+    prose = "word " * 400_000  # 2 MB without a marker's first character
+    t0 = time.perf_counter()
+    for _ in range(50):
+        assert markers.search(prose + "<tool_call>", 0) is not None
+    assert time.perf_counter() - t0 < 2.0  # memchr speed: about 50 x 2 MB
+
+
+def _call(family: str, name: str, args: dict[str, object]) -> str:
+    body = json.dumps({"name": name, "arguments": args})
+    if family == "hermes":
+        return f"<tool_call>\n{body}\n</tool_call>"
+    if family == "llama3_json":
+        return "<|python_tag|>" + json.dumps({"name": name, "parameters": args}) + "<|eom_id|>"
+    sep, begin, end = (
+        "<｜tool▁sep｜>",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>",
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    )
+    return f"{begin}function{sep}{name}\n```json\n{json.dumps(args)}\n```{end}"
+
+
+_VALUES = ['a"b', "c\\", "\\\\", '\\"', "}{", "][", "é世", "</tool_call>", "\n", "x" * 300]
+
+
+@pytest.mark.parametrize("family", ["hermes", "deepseek_v3", "llama3_json"])
+def test_whole_text_and_any_split_agree_on_generated_calls_F15(family: str) -> None:
+    """Calls whose strings end in backslashes, hold quotes, brackets and markup, some cut
+    off, some naming no declared tool, in prose: whole and split readings agree."""
+    rng = random.Random(family)
+    deadline = time.monotonic() + SECONDS
+    runs = 0
+    while time.monotonic() < deadline or runs < 5:
+        parts = []
+        for _ in range(rng.randint(1, 4)):
+            args = {"path": rng.choice(_VALUES), "content": "".join(rng.choices(_VALUES, k=3))}
+            name = rng.choice(["write_file", "search", "delete_everything"])
+            parts.append(
+                rng.choice(["", "Some prose. ", "a < b { c ` "]) + _call(family, name, args)
+            )
+        text = "\n".join(parts)
+        if rng.random() < 0.3:
+            text = text[: rng.randint(1, len(text))]  # cut off anywhere (F1)
+        check_split_invariance(family, text, TOOLS, f"whole-{family}-{runs}", runs=3)
+        runs += 1
+
+
+def test_whole_text_reads_strings_with_escaped_quotes_and_backslashes() -> None:
+    from toolwire.parser import parse_stream
+
+    args = {"path": 'a\\"b\\', "content": 'say "hi" \\\\ }]'}
+    text = "Before.\n" + _call("hermes", "write_file", args) + "\nAfter."
+    result = parse_stream(text, "text:hermes", TOOLS)
+    assert [(c.name, c.arguments, c.status) for c in result.calls] == [
+        ("write_file", args, "complete")
+    ]
+    assert re.sub(r"\s+", " ", result.text).strip() == "Before. After."
