@@ -27,6 +27,7 @@ from typing import Literal
 import orjson
 
 from toolwire.audit.record import AuditFileError
+from toolwire.audit.redact import REDACTED
 
 Decision = Literal["approved", "rejected"]
 
@@ -147,6 +148,12 @@ class ApprovalBook:
             if earlier is not None:
                 raise ApprovalError(f"{approval_id} was already {earlier[0]}")
             name, sha, arguments, extra, started, session, task = held
+            if REDACTED in (arguments or ""):
+                raise ApprovalError(
+                    f"{approval_id} cannot be decided here: its arguments hold text the audit "
+                    "hides as secret, so what would run is not what you can see "
+                    "(allow the tool in the policy file instead)"
+                )
             self._conn.execute(
                 "INSERT INTO approvals (approval_id, tool_name, arguments_sha256, decision, "
                 "reason, decided_at, decided_by) VALUES (?, ?, ?, ?, ?, ?, ?)",

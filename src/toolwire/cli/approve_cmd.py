@@ -42,6 +42,8 @@ def _book(db: Path | None) -> ApprovalBook:
 
 
 def _decide(db: Path | None, approval_id: str, decision: Decision, reason: str | None) -> None:
+    import sqlite3
+
     from toolwire.audit.approvals import ApprovalError
 
     book = _book(db)
@@ -49,6 +51,8 @@ def _decide(db: Path | None, approval_id: str, decision: Decision, reason: str |
         held = book.decide(approval_id, decision, reason)
     except ApprovalError as exc:
         fail(str(exc))
+    except sqlite3.OperationalError as exc:  # locked by a writer for longer than we wait
+        fail(f"cannot record the decision in {book.path}: {exc}; try again")
     finally:
         book.close()
     typer.echo(
@@ -58,9 +62,13 @@ def _decide(db: Path | None, approval_id: str, decision: Decision, reason: str |
 
 
 def _print_waiting(db: Path | None, json_out: bool) -> None:
+    import sqlite3
+
     book = _book(db)
     try:
         waiting = book.waiting()
+    except sqlite3.OperationalError as exc:
+        fail(f"cannot read {book.path}: {exc}; try again")
     finally:
         book.close()
     if json_out:

@@ -32,7 +32,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from toolwire import __version__
 from toolwire.audit.approvals import ApprovalBook
-from toolwire.audit.redact import redact_arguments
+from toolwire.audit.redact import REDACTED, redact_arguments
 from toolwire.engine.engine import Approver, CallState, PendingApproval, Phase, Rejected, ToolEngine
 from toolwire.engine.results import ToolResult
 from toolwire.mcpfront.approval import WaitingCall, ask_now, asks_in_rounds, can_elicit
@@ -147,6 +147,13 @@ def _approval_message(result: ToolResult, *, asked: bool, book: ApprovalBook | N
         return (
             f"Approval required: the call to {result.name} was not run ({reasons}). {said} "
             f"A held call cannot be approved later (the server keeps no audit). {always}"
+        )
+    if REDACTED in (result.record.arguments or ""):
+        return (
+            f"Approval required: the call to {result.name} was not run ({reasons}). {said} "
+            "Its arguments hold text the audit hides as secret, so a reviewer cannot see "
+            "what they would approve and `toolwire approve` cannot be used for it. "
+            f"{always}"
         )
     db = str(book.path.resolve())
     return (
@@ -318,8 +325,12 @@ class MCPFront:
             return ask
 
         async def approver(pending: PendingApproval) -> bool | Rejected | None:
-            sha256 = redact_arguments(pending.arguments).sha256
-            granted = book.take(pending.name, sha256, pending.call_id)
+            redacted = redact_arguments(pending.arguments)
+            if redacted.value != pending.arguments:
+                # What the reviewer saw hides part of these arguments: a decision
+                # matched by that would also let other hidden text run.
+                return None if ask is None else await ask(pending)
+            granted = book.take(pending.name, redacted.sha256, pending.call_id)
             if granted is None:
                 return None if ask is None else await ask(pending)
             noted = _noted.get()
