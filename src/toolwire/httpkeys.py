@@ -18,10 +18,12 @@ def key_index(headers: Mapping[str, str], keys: Sequence[bytes]) -> int | None:
     if not given and auth[:7].lower() == "bearer ":
         given = auth[7:].strip()
     candidate = given.encode()
+    if not candidate:
+        return None  # no key given; an empty configured key matches nothing either
     # compare with every key, constant time each: no early exit on a match
     found = None
     for i, key in enumerate(keys):
-        if hmac.compare_digest(candidate, key):
+        if key and hmac.compare_digest(candidate, key):
             found = i
     return found
 

@@ -75,3 +75,24 @@ def test_the_command_fails_in_one_line(tmp_path: Path) -> None:
     exposed = toolwire("audit", "serve", "--host", "0.0.0.0")
     assert exposed.returncode == 2
     assert "without a key" in exposed.stderr and len(exposed.stderr.strip().splitlines()) == 1
+
+
+def test_an_empty_key_is_refused_everywhere_a_key_is_given() -> None:
+    """``--api-key ""`` must not open the door: a request without a key would match it."""
+    import pytest
+
+    from toolwire.gateway import GatewayConfig
+    from toolwire.gateway.config import ConfigError
+    from toolwire.httpkeys import key_index
+    from toolwire.mcpfront import HTTPListen
+
+    assert key_index({}, [b""]) is None and key_index({"x-api-key": ""}, [b"", b"k"]) is None
+    with pytest.raises(ConfigError, match="empty"):
+        GatewayConfig(upstream_url="http://127.0.0.1:9/v1", api_keys=("",))
+    assert "empty" in (HTTPListen("0.0.0.0", 1, ("",)).problem() or "")
+    with pytest.raises(ValueError, match="empty"):
+        create_dashboard_app(lambda: ([], {}), keys=(" ",))
+    page = toolwire("audit", "serve", "--host", "0.0.0.0", "--api-key", "")
+    assert page.returncode == 2 and "empty" in page.stderr
+    gateway = toolwire("serve", "--upstream", "http://127.0.0.1:9/v1", "--api-key", "")
+    assert gateway.returncode == 2 and "empty" in gateway.stderr

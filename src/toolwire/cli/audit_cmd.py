@@ -158,6 +158,8 @@ def serve_page(
     from toolwire.httpkeys import LOOPBACK_HOSTS
 
     keys = tuple(api_key or ())
+    if any(not key.strip() for key in keys):
+        fail("--api-key: a key is empty; every key needs characters")
     if not keys and host not in LOOPBACK_HOSTS:
         fail(f"refusing to serve {host} without a key (give --api-key, or use 127.0.0.1)")
     path = db or default_location()

@@ -71,6 +71,8 @@ def _time_range(request: Request) -> TimeRange | str | None:
 
 def create_dashboard_app(read: Reader, *, keys: Sequence[str] = ()) -> Starlette:
     """The page over what ``read`` returns (e.g. ``lambda: read_audit(path)``)."""
+    if any(not key.strip() for key in keys):
+        raise ValueError("a key is empty: every key needs characters")
     secrets = [key.encode() for key in keys]
 
     def allowed(request: Request) -> bool:

@@ -88,6 +88,8 @@ class GatewayConfig:
                 raise ConfigError(f"alias {pattern!r} names no configured model {target!r}")
         if self.upstream_url is None and not self.routes:
             raise ConfigError("no upstream: give an upstream URL or configure models")
+        if any(not key.strip() for key in self.api_keys):
+            raise ConfigError("a gateway key is empty: every key needs characters")
 
     @property
     def default_route(self) -> ModelRoute | None:

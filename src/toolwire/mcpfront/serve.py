@@ -35,6 +35,8 @@ class HTTPListen:
 
     def problem(self) -> str | None:
         """Why this cannot be served, or None."""
+        if any(not key.strip() for key in self.api_keys):
+            return "--api-key: a key is empty; every key needs characters"
         if not self.api_keys and self.host not in LOOPBACK_HOSTS:
             return (
                 f"refusing to listen on {self.host} without a key "
