@@ -96,3 +96,37 @@ def test_an_empty_key_is_refused_everywhere_a_key_is_given() -> None:
     assert page.returncode == 2 and "empty" in page.stderr
     gateway = toolwire("serve", "--upstream", "http://127.0.0.1:9/v1", "--api-key", "")
     assert gateway.returncode == 2 and "empty" in gateway.stderr
+
+
+def test_ranges_of_any_size_give_a_bounded_answer_and_bad_ones_a_400() -> None:
+    record = ExecutionRecord("r1", "c1", "add", "ok", 1_700_000_000.0, 2.0)
+    client = TestClient(create_dashboard_app(lambda: ([record], {})))
+    for query in ("from=0&to=1e11", "from=0&to=2.5e11", "from=1", "to=1e11"):
+        got = client.get(f"/api/dashboard?{query}")
+        assert got.status_code == 200, query
+        data = got.json()
+        assert data["calls"] == 1, query
+        assert len(data["calls_over_time"]["buckets"]) <= 60, query
+    for query in ("from=-inf", "from=nan", "to=inf", "to=1e300", "from=x", "from=5&to=1"):
+        got = client.get(f"/api/dashboard?{query}")
+        assert got.status_code == 400 and got.json()["error"], query
+
+
+def test_a_cut_off_call_the_engine_refused_counts_as_truncated_and_held_back() -> None:
+    """The loop and the MCP front hand a truncated call to the engine, which records it
+    ``invalid_args`` / ``truncated_arguments`` and never runs it."""
+    from toolwire.dashboard import dashboard
+
+    cut = ExecutionRecord(
+        "r1",
+        "c1",
+        "add",
+        "invalid_args",
+        1_700_000_000.0,
+        0.1,
+        error_type="truncated_arguments",
+        extra={"model": "m"},
+    )
+    data = dashboard([cut], {})
+    assert data["truncations"] == [{"model": "m", "truncated": 1, "held_back": 1}]
+    assert data["latest_problems"][0]["status"] == "truncated"

@@ -31,6 +31,7 @@ ASSETS = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
+LATEST_TIME = 253_402_300_799.0  # 9999-12-31T23:59:59Z
 Reader = Callable[[], tuple[list[ExecutionRecord], dict[str, TaskRecord]]]
 
 
@@ -64,6 +65,8 @@ def _time_range(request: Request) -> TimeRange | str | None:
         end = float(given["to"]) if given["to"] else math.inf
     except ValueError:
         return "from and to are epoch seconds"
+    if not (0 <= start <= LATEST_TIME and (end <= LATEST_TIME or not given["to"])):
+        return "from and to are epoch seconds, up to the year 9999"
     if not start < end:
         return "from must come before to"
     return TimeRange(start, end)

@@ -68,6 +68,8 @@ def call_status(record: ExecutionRecord) -> str:
         return on_wire  # the gateway's: the parser's status
     if record.status == "ok":
         return "repaired" if record.repairs else "complete"
+    if record.status == "truncated" or record.error_type == "truncated_arguments":
+        return "truncated"  # the engine refuses a cut-off call as invalid_args
     if record.status == "invalid_args":
         return "invalid"
     return record.status
@@ -78,10 +80,12 @@ def repair_kind(repair: str) -> str:
 
 
 def bucket_width(span: float) -> int:
+    """The smallest usual width giving at most MAX_BUCKETS buckets; past a week a
+    bucket, as wide as MAX_BUCKETS buckets need."""
     for width in _WIDTHS:
         if span / width <= MAX_BUCKETS:
             return width
-    return _WIDTHS[-1]
+    return math.ceil(span / MAX_BUCKETS)
 
 
 def dashboard(
@@ -90,7 +94,8 @@ def dashboard(
     when: TimeRange | None = None,
 ) -> dict[str, Any]:
     """The page's figures over the records that started in ``when`` (all of them when
-    None; the range then runs from the first record to just after the last)."""
+    None; the range then runs from the first record to just after the last). An open
+    end (``inf``) ends just after the last record chosen."""
     chosen = sorted(
         (r for r in records if when is None or when.start <= r.started_at < when.end),
         key=lambda r: r.started_at,
@@ -99,6 +104,8 @@ def dashboard(
         first = chosen[0].started_at if chosen else 0.0
         last = chosen[-1].started_at if chosen else 0.0
         when = TimeRange(first, last + 1)
+    elif math.isinf(when.end):
+        when = TimeRange(when.start, (chosen[-1].started_at if chosen else when.start) + 1)
     width = bucket_width(when.end - when.start)
     origin = math.floor(when.start / width) * width
     count = max(1, math.ceil((when.end - origin) / width))
