@@ -151,3 +151,26 @@ def test_invalid_escapes_and_stray_characters_stop_the_reading() -> None:
             reader.feed(c)
         assert reader.broken, text
         assert reader.value() is None
+
+
+def test_what_shows_agrees_with_the_final_value_on_lone_surrogates_and_long_integers() -> None:
+    """Found in review: a lone surrogate escape showed as itself (the final value has
+    U+FFFD), and an integer past Python's digit limit raised once the call ended (the
+    final value keeps its digits in a string)."""
+    long = "1" * 5000
+    for text, final in (
+        ('{"a": "x\\ud83d"}', {"a": "x\ufffd"}),
+        ('{"a": "\\udc00y"}', {"a": "\ufffdy"}),
+        ('{"a": ' + long + "}", {"a": long}),
+        ('{"a": [' + long + "]}", {"a": [long]}),
+    ):
+        asm = CallAssembler()
+        shown = []
+        for i in range(0, len(text), 3):
+            asm.tool(0, "c", "f", text[i : i + 3])
+            shown.append(asm.partial_arguments(0))
+        asm.end()
+        (call,) = [e.call for e in asm.drain() if hasattr(e, "call")]
+        assert call.arguments == final
+        assert asm.partial_arguments(0) == final
+        assert all(prefix_consistent(s, final) for s in shown if s is not None), text[:20]

@@ -3,14 +3,19 @@
 ``PartialJson`` is fed the argument text delta by delta and keeps what it has read: the
 containers being filled, the key waiting for its value, the string being written.
 Feeding costs the delta's length (plus a short held-back tail); ``value()`` copies
-only the containers still open, so asking after every delta stays cheap.
+only the containers still open, one level each (their entries are shared, not
+copied), so an ask costs the size of the open containers, not of the whole value:
+cheap for arguments as models write them, and as dear as a whole re-read only for one
+open object or list of many thousands of entries.
 
 What ``value()`` shows is a part of the final value, never a guess:
 
 - a number is shown once the character after it has arrived (``311`` may still become
   ``31191``; ``1e`` is not a number yet); ``true``, ``false`` and ``null`` once whole;
 - a string is shown as far as it has arrived, so it is a prefix of the final string;
-  an escape is decoded only once whole (``\\u00e9`` needs its four digits, and a high
+  a lone surrogate escape (``\\ud83d`` not followed by its low half) is shown as
+  U+FFFD, as the final value has it (repair ``lone_surrogate``); an escape is decoded
+  only once whole (``\\u00e9`` needs its four digits, and a high
   surrogate waits for the escape after it, which may be its low half);
 - an object key is shown once its value has started showing (a string, a container),
   never on its own or cut;
@@ -29,6 +34,8 @@ from __future__ import annotations
 import re
 from _json import scanstring  # the C string decoder json.loads uses
 from typing import Any, Final
+
+from toolwire.surrogates import replace_surrogates
 
 _SPACE: Final = re.compile(r"[ \t\n\r]*")
 # a string's body: ordinary characters and whole escapes (up to a quote or backslash)
@@ -198,7 +205,11 @@ class PartialJson:
             self._held = body[-6:] + self._held
             body = body[:-6]
         if body:
-            self._pieces.append(scanstring(body + '"', 0, False)[0] if "\\" in body else body)
+            if "\\" in body:
+                # a lone surrogate (a high half's partner was waited for above) reads
+                # as U+FFFD, as in the final value
+                body = replace_surrogates(scanstring(body + '"', 0, False)[0])
+            self._pieces.append(body)
         if not closed:
             return n
         text_value = "".join(self._pieces)
@@ -247,11 +258,16 @@ class PartialJson:
             self.state = _DONE
 
 
-def _number(raw: str) -> int | float:
+def _number(raw: str) -> int | float | str:
     m = _NUMBER.match(raw)
     if m is None:
         raise ValueError(raw)
-    return float(raw) if m.group(1) or m.group(2) else int(raw)
+    if m.group(1) or m.group(2):
+        return float(raw)
+    try:
+        return int(raw)
+    except ValueError:  # more digits than Python reads: its digits, as the final value
+        return raw  # has them (repair ``long_integer``)
 
 
 def _escaped(text: str, i: int) -> bool:
