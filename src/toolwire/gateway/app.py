@@ -3,7 +3,8 @@
 Routes: ``POST /v1/chat/completions`` (OpenAI clients), ``POST /v1/responses`` (OpenAI
 Responses clients: Codex CLI), ``POST /v1/messages`` (Anthropic clients, ``?beta=true``
 too), ``POST /v1/messages/count_tokens``, ``GET /v1/models``,
-``GET|HEAD /`` and ``/healthz``, ``GET /metrics`` (Prometheus; needs a gateway key
+``GET|HEAD /``, ``/healthz`` and ``/api/hello`` (Claude Code's preconnect; no key
+needed, like the health checks), ``GET /metrics`` (Prometheus; needs a gateway key
 when keys are set), ``/ui/`` (the audit page, when the audit is on; behind the
 keys). Relayed requests count against their key's limits (``limits``): over one,
 the client gets 429 with ``Retry-After``. Every error reaches the client in
@@ -331,6 +332,8 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         Route("/v1/models", models, methods=["GET"]),
         Route("/", health, methods=["GET", "HEAD"]),
         Route("/healthz", health, methods=["GET", "HEAD"]),
+        # Claude Code's preconnect: HEAD {ANTHROPIC_BASE_URL}/api/hello, answer ignored
+        Route("/api/hello", health, methods=["GET", "HEAD"]),
         Route("/metrics", metrics_text, methods=["GET"]),
     ]
     if config.audit_location is not None:
