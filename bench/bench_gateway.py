@@ -349,6 +349,13 @@ def venv_with(directory: Path, package: str, marker: str, may_install: bool) -> 
     return python
 
 
+def installed_version(python: Path, package: str) -> str | None:
+    """The version of ``package`` in the environment of ``python`` (None: not there)."""
+    code = f"import importlib.metadata as m; print(m.version({package!r}))"
+    found = subprocess.run([str(python), "-c", code], capture_output=True, text=True)
+    return found.stdout.strip() if found.returncode == 0 else None
+
+
 @dataclass
 class Setup:
     upstream: str  # http://127.0.0.1:PORT/v1
@@ -387,11 +394,7 @@ def start_litellm(setup: Setup) -> Target:
     cmd = [litellm, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)]
     process = spawn(cmd, log, env)
     wait_for_port(port, process, 300, log)  # it takes a minute or more to start
-    version = subprocess.run(
-        [str(python), "-c", "import importlib.metadata as m; print(m.version('litellm'))"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    version = installed_version(python, "litellm")
     return Target(
         "litellm",
         f"http://127.0.0.1:{port}/v1/chat/completions",
@@ -403,12 +406,7 @@ def start_litellm(setup: Setup) -> Target:
 
 def start_tensorzero(setup: Setup) -> Target:
     python = venv_with(setup.peers / "tensorzero", "tensorzero", "bin/python", setup.may_install)
-    found = subprocess.run(
-        [str(python), "-c", "import importlib.metadata as m; print(m.version('tensorzero'))"],
-        capture_output=True,
-        text=True,
-    )
-    if found.returncode != 0:
+    if installed_version(python, "tensorzero") is None:
         if not setup.may_install:
             raise Unavailable("tensorzero is not installed (--no-install)")
         log = setup.peers / "tensorzero-install.log"
@@ -434,11 +432,7 @@ def start_tensorzero(setup: Setup) -> Target:
             raise Unavailable(f"did not start: {tail(log)}")
         time.sleep(0.2)
     base = url_file.read_text().strip().rstrip("/").removesuffix("/openai/v1")
-    version = subprocess.run(
-        [str(python), "-c", "import importlib.metadata as m; print(m.version('tensorzero'))"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    version = installed_version(python, "tensorzero")
     return Target(
         "tensorzero",
         f"{base}/openai/v1/chat/completions",

@@ -18,19 +18,10 @@ import re
 import sys
 import time
 
+from toolwire.replay import chat_chunk as chunk
+
 CASE = re.compile(rb"bench:(text|tool):(\d+):(\d+)")
 TOOL_DELTA = 16
-
-
-def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
-    body = {
-        "id": "chatcmpl-bench",
-        "object": "chat.completion.chunk",
-        "created": 1717171717,
-        "model": "bench",
-        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-    }
-    return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\n\n"
 
 
 def text_piece(i: int) -> str:
