@@ -95,7 +95,6 @@ class RelayStreamResponse(Response):
                     with anyio.CancelScope(shield=True):
                         await self.on_close(self.relay)
 
-
     async def _send_pieces(self, group: anyio.abc.TaskGroup, send: Send) -> None:
         """The relay's pieces to the client, those that are ready together: the relay
         runs on while upstream bytes are buffered, and what it made meanwhile goes out
