@@ -230,3 +230,13 @@ def test_cli_convert_whole_writes_one_json_body() -> None:
     message = Message.model_validate(json.loads(result.stdout))
     assert [b.type for b in message.content] == ["thinking", "text", "tool_use"]
     assert "no signature" in result.stderr  # what the format could not express
+
+
+def test_chat_text_chunks_from_the_template_are_what_the_chunk_writer_makes() -> None:
+    """The chat encoder writes text deltas from a cached template (the gateway's hot
+    path); its bytes must be exactly those of the general chunk writer."""
+    from toolwire.encoders.openai_chat import OpenAIChatEncoder
+
+    encoder = OpenAIChatEncoder(model='we"ird \u0000toolwire-text\u0000 model')
+    for text in ("plain", 'quote " and \\ backslash', "emoji 🙂 \u2028", "\ud800 lone", ""):
+        assert encoder._text(text) == [encoder._chunk({"content": text})]

@@ -245,6 +245,10 @@ def test_count_tokens_models_and_health(gateway: GatewayServer) -> None:
     )
     assert 10 < counted.input_tokens < 200
     assert httpx.head(gateway.url + "/").status_code == 200
+    # Claude Code's preconnect (HEAD $ANTHROPIC_BASE_URL/api/hello), no key sent
+    hello = httpx.head(gateway.url + "/api/hello")
+    assert hello.status_code == 200 and hello.content == b""
+    assert httpx.get(gateway.url + "/api/hello").json() == {"status": "ok"}
     assert httpx.get(gateway.url + "/healthz").json() == {"status": "ok"}
     models = httpx.get(gateway.url + "/v1/models", headers={"x-api-key": KEY})
     assert models.json()["object"] == "list"

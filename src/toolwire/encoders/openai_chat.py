@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from toolwire.encoders.base import StreamEncoder, arguments_text, sse, usage_or_empty
 from toolwire.encoders.body import WholeBodyEncoder
 from toolwire.events import StreamFinished, ToolCall, Usage
+from toolwire.jsontext import dumps
 
 _REASONS = {
     "tool_calls": "tool_calls",
@@ -56,6 +57,7 @@ class OpenAIChatEncoder(StreamEncoder):
         self.include_usage = include_usage
         self.reasoning_field = reasoning_field  # de-facto field; vLLM also reads "reasoning"
         self._indexes: dict[int, int] = {}  # slot → tool_calls index (0, 1, … in order)
+        self._text_ends: tuple[str, str] | None = None  # a text chunk around its string
 
     @property
     def chunk_id(self) -> str:
@@ -78,7 +80,15 @@ class OpenAIChatEncoder(StreamEncoder):
         return [self._chunk({"role": "assistant", "content": ""})]
 
     def _text(self, text: str) -> list[str]:
-        return [self._chunk({"content": text})]
+        # the hot path of a text stream: the chunk's fixed bytes are made once, and
+        # each delta only writes its string between them (the same bytes _chunk makes)
+        if self._text_ends is None:
+            marker = "\u0000toolwire-text\u0000"
+            # (the content is the chunk's last string: a model named so cannot confuse it)
+            head, _, tail = self._chunk({"content": marker}).rpartition(dumps(marker))
+            self._text_ends = (head, tail)
+        head, tail = self._text_ends
+        return [head + dumps(text) + tail]
 
     def _reasoning(self, text: str) -> list[str]:
         return [self._chunk({self.reasoning_field: text})]

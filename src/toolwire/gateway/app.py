@@ -3,7 +3,8 @@
 Routes: ``POST /v1/chat/completions`` (OpenAI clients), ``POST /v1/responses`` (OpenAI
 Responses clients: Codex CLI), ``POST /v1/messages`` (Anthropic clients, ``?beta=true``
 too), ``POST /v1/messages/count_tokens``, ``GET /v1/models``,
-``GET|HEAD /`` and ``/healthz``, ``GET /metrics`` (Prometheus; needs a gateway key
+``GET|HEAD /``, ``/healthz`` and ``/api/hello`` (Claude Code's preconnect; no key
+needed, like the health checks), ``GET /metrics`` (Prometheus; needs a gateway key
 when keys are set), ``/ui/`` (the audit page, when the audit is on; behind the
 keys). Relayed requests count against their key's limits (``limits``): over one,
 the client gets 429 with ``Retry-After``. Every error reaches the client in
@@ -20,6 +21,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.abc
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
@@ -38,6 +40,10 @@ from toolwire.gateway.relay import Relay
 from toolwire.httpkeys import key_index
 
 log = logging.getLogger("toolwire.gateway")
+
+
+# pieces a stream may have made and not yet written before the relay waits for the client
+_QUEUED_PIECES = 256
 
 
 class RequestTooLarge(Exception):
@@ -79,10 +85,7 @@ class RelayStreamResponse(Response):
                         "headers": self.raw_headers,
                     }
                 )
-                async for piece in self.relay.stream():
-                    await send(
-                        {"type": "http.response.body", "body": piece.encode(), "more_body": True}
-                    )
+                await self._send_pieces(group, send)
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
             except OSError:
                 pass  # the client went away while we wrote
@@ -91,6 +94,33 @@ class RelayStreamResponse(Response):
                 if self.on_close is not None:
                     with anyio.CancelScope(shield=True):
                         await self.on_close(self.relay)
+
+    async def _send_pieces(self, group: anyio.abc.TaskGroup, send: Send) -> None:
+        """The relay's pieces to the client, those that are ready together: the relay
+        runs on while upstream bytes are buffered, and what it made meanwhile goes out
+        in one write when it has to wait (one system call, not one per event). A
+        piece is never held back: the writer runs whenever the relay waits."""
+        pieces, ready = anyio.create_memory_object_stream[str](max_buffer_size=_QUEUED_PIECES)
+
+        async def produce() -> None:
+            async with pieces:
+                async for piece in self.relay.stream():
+                    try:
+                        pieces.send_nowait(piece)  # no checkpoint: the relay keeps going
+                    except anyio.WouldBlock:
+                        await pieces.send(piece)  # the client is slower: wait for it
+
+        group.start_soon(produce)
+        async with ready:
+            async for piece in ready:
+                batch = [piece]
+                try:
+                    while True:
+                        batch.append(ready.receive_nowait())
+                except (anyio.WouldBlock, anyio.EndOfStream):
+                    pass
+                body = "".join(batch).encode()
+                await send({"type": "http.response.body", "body": body, "more_body": True})
 
 
 def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlette:
@@ -331,6 +361,8 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         Route("/v1/models", models, methods=["GET"]),
         Route("/", health, methods=["GET", "HEAD"]),
         Route("/healthz", health, methods=["GET", "HEAD"]),
+        # Claude Code's preconnect: HEAD {ANTHROPIC_BASE_URL}/api/hello, answer ignored
+        Route("/api/hello", health, methods=["GET", "HEAD"]),
         Route("/metrics", metrics_text, methods=["GET"]),
     ]
     if config.audit_location is not None:

@@ -114,11 +114,12 @@ class Relay:
         options: dict[str, Any] = {}
         if front == "openai-responses":
             options["namespaces"] = namespaces_of(body)
+        if front == "anthropic":  # only message_start reports input tokens up front
+            options["input_tokens"] = estimate_input_tokens(body)
         self.encoder = make_encoder(
             front,
             whole=not self.streaming,
             model=self.model,
-            input_tokens=estimate_input_tokens(body),
             **options,
         )
         self.errors: list[str] = []

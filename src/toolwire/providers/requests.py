@@ -10,6 +10,10 @@ object on the Anthropic side; tool results follow their calls in the calls' orde
 one result per id (duplicates dropped and reported), before the user's own content;
 ``tool_choice`` auto/any/tool/none ⇄ auto/required/named/none; ``stop_sequences`` ⇄
 ``stop``; Anthropic ``thinking`` ⇄ ``reasoning_effort`` (approximate, reported).
+Thinking blocks of a tool-call turn in the history go to OpenAI as the assistant
+message's ``reasoning_content`` (DeepSeek requires it back); their signatures cannot
+go anywhere and are dropped (reported). The other way, ``reasoning_content`` has no
+signature Anthropic would accept and is dropped (reported).
 
 A field the translators read that holds a value of the wrong type (``"messages": 5``, a
 ``function`` that is an array) raises ``RequestTranslationError``, whose ``path`` names
@@ -182,6 +186,7 @@ def anthropic_to_openai(
             notes.add("cache_control was dropped")
         if role == "assistant":
             text: list[str] = []
+            thinking: list[str] = []
             calls: list[dict[str, Any]] = []
             for block in blocks:
                 btype = block.get("type")
@@ -207,13 +212,20 @@ def anthropic_to_openai(
                             },
                         }
                     )
-                elif btype in ("thinking", "redacted_thinking"):
-                    notes.add("thinking blocks in the history were dropped")
+                elif btype == "thinking":
+                    thought = block.get("thinking")
+                    if isinstance(thought, str) and thought:
+                        thinking.append(thought)
+                    if block.get("signature"):
+                        notes.add("thinking signatures were dropped (only Anthropic checks them)")
+                elif btype == "redacted_thinking":
+                    notes.add("redacted thinking blocks were dropped (encrypted for Anthropic)")
                 else:
                     notes.add(f"assistant {btype} blocks were dropped")
             entry: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
             if calls:
                 entry["tool_calls"] = calls
+            pass_back_reasoning(entry, "".join(thinking), notes)
             messages.append(entry)
             last_calls = [c["id"] for c in calls]
             continue
@@ -292,6 +304,20 @@ def anthropic_to_openai(
         if key not in _ANTHROPIC_HANDLED:
             notes.add(f"{key} was dropped (no OpenAI equivalent)")
     return RequestTranslation(out, tuple(notes.items), names if names.changed else None)
+
+
+def pass_back_reasoning(entry: dict[str, Any], reasoning: str, notes: Notes) -> None:
+    """Give an assistant turn its reasoning back as ``reasoning_content`` when the turn
+    made tool calls: DeepSeek refuses (400) a tool-call turn whose reasoning is not
+    passed back, and Qwen-style chat templates render it for the turns after the last
+    user message. A turn without calls is finished; its reasoning is dropped (those
+    servers ignore it there)."""
+    if not reasoning:
+        return
+    if entry.get("tool_calls"):
+        entry["reasoning_content"] = reasoning
+    else:
+        notes.add("reasoning of assistant turns without tool calls was dropped")
 
 
 def _anthropic_result(

@@ -14,8 +14,11 @@ to be shortened). Any other target goes through Chat Completions first.
   back into ``namespace`` and ``name`` (``namespaces_of``). Hosted tools the upstream
   cannot run (``web_search``, ``file_search``, ``local_shell``, ``custom``, …) are
   dropped and reported, and so are their calls and outputs in the history.
-- ``reasoning`` items (``encrypted_content``: readable only by OpenAI) are dropped;
-  ``reasoning.effort`` → ``reasoning_effort``; ``max_output_tokens`` → ``max_tokens``;
+- ``reasoning`` items' text (``reasoning_text`` content, else the summary) goes with
+  the tool calls that follow it as the assistant message's ``reasoning_content``
+  (DeepSeek requires it back); ``encrypted_content`` (readable only by OpenAI) and
+  the reasoning of turns without calls are dropped.
+- ``reasoning.effort`` → ``reasoning_effort``; ``max_output_tokens`` → ``max_tokens``;
   ``text.format`` json_schema → ``response_format``.
 - ``store: false`` and ``include`` are accepted (the gateway keeps nothing; there is
   no encrypted reasoning to include). ``previous_response_id`` and ``item_reference``
@@ -28,7 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolwire.jsontext import dumps, json_type
-from toolwire.providers.requests import Notes, RequestTranslation
+from toolwire.providers.requests import Notes, RequestTranslation, pass_back_reasoning
 from toolwire.providers.tooldefs import (
     RequestTranslationError,
     ToolNameMap,
@@ -179,6 +182,13 @@ def _messages(body: Mapping[str, Any], names: ToolNameMap, notes: Notes) -> list
         return messages
     if raw_input is None:
         raise RequestTranslationError("input", "a string or an array of items is required")
+    reasoning: list[str] = []  # of reasoning items not yet given to a tool-call turn
+
+    def unused_reasoning() -> None:
+        if reasoning:
+            notes.add("reasoning of assistant turns without tool calls was dropped")
+            reasoning.clear()
+
     for i, entry in enumerate(read_list(raw_input, "input")):
         path = f"input[{i}]"
         item = read_mapping(entry, path)
@@ -187,12 +197,14 @@ def _messages(body: Mapping[str, Any], names: ToolNameMap, notes: Notes) -> list
             role = read_str(item.get("role"), f"{path}.role")
             content = _user_parts(item.get("content"), f"{path}.content", notes)
             if role in ("system", "developer"):
+                unused_reasoning()
                 text = content if isinstance(content, str) else ""
                 messages.append({"role": "system", "content": text})
             elif role == "assistant":
                 text = content if isinstance(content, str) else ""
                 messages.append({"role": "assistant", "content": text or None})
             else:
+                unused_reasoning()
                 messages.append({"role": "user", "content": content})
         elif kind in _CALL_ITEMS:
             call_id = read_str(item.get("call_id"), f"{path}.call_id")
@@ -215,13 +227,23 @@ def _messages(body: Mapping[str, Any], names: ToolNameMap, notes: Notes) -> list
             if last is not None and last["role"] == "assistant":
                 last.setdefault("tool_calls", []).append(call)
             else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+                last = {"role": "assistant", "content": None, "tool_calls": [call]}
+                messages.append(last)
+            if reasoning:
+                earlier = last.pop("reasoning_content", "")
+                pass_back_reasoning(last, earlier + "".join(reasoning), notes)
+                reasoning.clear()
         elif kind == "function_call_output":
+            unused_reasoning()
             call_id = read_str(item.get("call_id"), f"{path}.call_id")
             output = _output_text(item.get("output"), f"{path}.output", notes)
             messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
         elif kind == "reasoning":
-            notes.add("reasoning items in the history were dropped (encrypted for OpenAI only)")
+            text = _reasoning_text(item, path)
+            if text:
+                reasoning.append(text)
+            if item.get("encrypted_content"):
+                notes.add("encrypted reasoning was dropped (readable by OpenAI only)")
         elif kind == "item_reference":
             raise RequestTranslationError(
                 f"{path}", "item_reference needs stored responses; the gateway keeps none"
@@ -230,7 +252,25 @@ def _messages(body: Mapping[str, Any], names: ToolNameMap, notes: Notes) -> list
             notes.add(f"{kind} items in the history were dropped (no such tool upstream)")
         else:
             notes.add(f"{kind} input items were dropped")
+    unused_reasoning()
     return messages
+
+
+def _reasoning_text(item: Mapping[str, Any], path: str) -> str:
+    """A reasoning item's text: its ``reasoning_text`` content (what open models'
+    servers give), else its summary (what the gateway sends Responses clients)."""
+    for field, kind in (("content", "reasoning_text"), ("summary", "summary_text")):
+        parts = item.get(field)
+        if not isinstance(parts, list):
+            continue
+        texts = [
+            read_str(p.get("text"), f"{path}.{field}[{i}].text") or ""
+            for i, p in enumerate(parts)
+            if isinstance(p, Mapping) and p.get("type") == kind
+        ]
+        if any(texts):
+            return "".join(texts)
+    return ""
 
 
 def _tool_choice(choice: Any, out: dict[str, Any], names: ToolNameMap, notes: Notes) -> None:
