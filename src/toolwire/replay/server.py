@@ -16,6 +16,7 @@ being sent. Used by ``toolwire demo`` and by the tests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import threading
 import time
@@ -227,8 +228,13 @@ class ReplayServer:
                 if gone.done():
                     self.disconnects.append(time.monotonic())
                     return False
-            # stop watching before the end: the client's next request stays unread
+            # stop watching before the end, and wait until the watch has let go of the
+            # reader: the client's next request is read by the next ``_one``, which a
+            # watch still pending would race ("readuntil() called while another
+            # coroutine is already waiting")
             gone.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await gone
             writer.write(b"0\r\n\r\n")
             await writer.drain()
             return True
