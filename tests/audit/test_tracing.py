@@ -315,3 +315,21 @@ def _wait_healthy(proc: subprocess.Popen[str], url: str) -> None:
         except httpx.TransportError:
             time.sleep(0.1)
     raise AssertionError("the gateway did not start")
+
+
+def test_an_upstream_password_reaches_neither_the_client_nor_the_span(
+    spans: InMemorySpanExporter,
+) -> None:
+    """Found in review: 'cannot reach the upstream at http://user:PASSWORD@…' went to
+    the client's 502 and to the span's status as it was."""
+    config = GatewayConfig(
+        upstream_url="http://user:hunter2secret@127.0.0.1:9/v1", retry=RetryPolicy(attempts=1)
+    )
+    with BackgroundGateway(config) as gw:
+        got = httpx.post(
+            gw.url + "/v1/chat/completions", json={"model": "m", "messages": []}, timeout=30
+        )
+    assert got.status_code == 502 and "cannot reach" in got.text
+    assert "hunter2secret" not in got.text
+    (chat,) = (s for s in spans.get_finished_spans() if s.name == "chat m")
+    assert chat.status.description and "hunter2secret" not in chat.status.description

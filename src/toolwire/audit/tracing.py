@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from toolwire.audit.redact import redact_text
 from toolwire.events import Usage
 
 # gen_ai.provider.name by upstream wire format (the conventions' well-known values)
@@ -132,7 +133,8 @@ class ChatSpan:
         if error is not None:
             trace = _trace()
             span.set_attribute("error.type", error_type or "upstream_error")
-            span.set_status(trace.Status(trace.StatusCode.ERROR, error))
+            # an upstream's error text may echo the key it was sent
+            span.set_status(trace.Status(trace.StatusCode.ERROR, redact_text(error)))
         span.end()
 
 
@@ -184,5 +186,5 @@ class AgentSpan:
         if error is not None:
             trace = _trace()
             span.set_attribute("error.type", stop)
-            span.set_status(trace.Status(trace.StatusCode.ERROR, error))
+            span.set_status(trace.Status(trace.StatusCode.ERROR, redact_text(error)))
         span.end()

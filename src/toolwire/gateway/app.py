@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
+from toolwire.audit.redact import redact_text
 from toolwire.audit.sinks import CountedSink
 from toolwire.client import ModelClient, UpstreamError
 from toolwire.gateway.config import GatewayConfig, ModelRoute
@@ -91,8 +92,11 @@ class RelayStreamResponse(Response):
                 pass  # the client went away while we wrote
             finally:
                 group.cancel_scope.cancel()
-                if self.on_close is not None:
-                    with anyio.CancelScope(shield=True):
+                with anyio.CancelScope(shield=True):
+                    # a client gone before the stream began: the relay never ran, so
+                    # nothing else closes its upstream request or writes its audit
+                    await self.relay.finish()
+                    if self.on_close is not None:
                         await self.on_close(self.relay)
 
     async def _send_pieces(self, group: anyio.abc.TaskGroup, send: Send) -> None:
@@ -272,7 +276,9 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
             if exc.status == 429 and exc.retry_after is not None:
                 headers["retry-after"] = str(int(exc.retry_after + 0.999))
             status = upstream_status(exc)
-            return error_response(front, status, exc.message, headers), client.base_url, turn
+            # the upstream's own error text may echo the key it was sent
+            message = redact_text(exc.message)
+            return error_response(front, status, message, headers), client.base_url, turn
         if turn.streaming:
             return RelayStreamResponse(turn, on_close), client.base_url, turn
         status, text = await turn.whole()

@@ -127,6 +127,7 @@ class Relay:
         self.finish_reason: str | None = None  # as the parser read the answer's end
         self.usage: Usage | None = None  # as the upstream reported it
         self.span: ChatSpan | None = None
+        self._finished = False
 
     @property
     def tokens_used(self) -> int | None:
@@ -218,7 +219,11 @@ class Relay:
         return (502 if status != 200 else 200), "".join(pieces)
 
     async def finish(self) -> None:
-        """Close the upstream request and write the audit (off the event loop)."""
+        """Close the upstream request and write the audit (off the event loop); once,
+        however often it is called."""
+        if self._finished:
+            return
+        self._finished = True
         if self.response is not None:
             await self.response.aclose()
         if self.span is not None:
