@@ -57,8 +57,6 @@ def test_chat_upstream_error_is_one_line_and_exit_1() -> None:
 
 def test_chat_usage_errors_are_one_line_and_exit_2() -> None:
     base = ["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
-    no_prompt = runner.invoke(app, base)
-    assert no_prompt.exit_code == 2 and "--prompt" in no_prompt.stderr
     bad_format = runner.invoke(app, [*base, "--prompt", "x", "--format", "nope", *TOOLS])
     assert bad_format.exit_code == 2 and "no upstream client for 'nope'" in bad_format.stderr
     bad_tools = runner.invoke(app, [*base, "--prompt", "x", "--tools", "nosuchmod:f"])
