@@ -1,4 +1,6 @@
-"""A tool for ``toolwire chat --tools tests.agent.chat_tools:add``."""
+"""Tools for ``toolwire chat --tools tests.agent.chat_tools:add`` (and the others)."""
+
+import anyio
 
 from toolwire.tools import ToolHints, tool
 
@@ -13,3 +15,10 @@ def add(a: int, b: int) -> int:
 def remove(path: str) -> str:
     """Remove a file (marked destructive: the engine holds it for approval)."""
     return f"removed {path}"
+
+
+@tool
+async def wait(seconds: float) -> str:
+    """Wait this many seconds (a slow tool, to cancel while it runs)."""
+    await anyio.sleep(seconds)
+    return f"waited {seconds} s"

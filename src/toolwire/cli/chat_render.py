@@ -136,6 +136,10 @@ class ChatView:
         """The run's last line: why it stopped, turns, calls, tokens."""
         self._live_off()
         self._end_line()
+        self.calls.clear()
+        if result.stop == "upstream_error" and not result.calls:  # nothing but the error
+            self.error(f"the run stopped ({result.stop}): {result.error}")
+            return
         usage = result.usage
         line = (
             f"{result.stop} · {result.turns} turn{'s' * (result.turns != 1)} · "
@@ -146,12 +150,11 @@ class ChatView:
         if result.stop != "done":
             why = f": {result.error}" if result.error else ""
             self.error(f"the run stopped ({result.stop}){why}")
-        self.calls.clear()
 
     def cancelled(self) -> None:
         """The user cancelled the turn: calls still on screen end as cancelled."""
         for view in list(self._running):
-            view.status = "cancelled"
+            view.status, view.note = "cancelled", ""
             self._settle(view)
         self._live_off()
         self._end_line()
@@ -161,7 +164,7 @@ class ChatView:
     def error(self, message: str) -> None:
         self._live_off()
         self._end_line()
-        self.console.print(Text(f"toolwire: {message}", style="red"))
+        self.console.print(Text(f"toolwire: {message}", style="red"), soft_wrap=True)
 
     # -------------------------------------------------------------- approvals
 

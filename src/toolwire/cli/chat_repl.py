@@ -115,9 +115,11 @@ def history_after_cancel(
     agent: Agent, history: Sequence[dict[str, Any]], prompt: str, events: list[AgentEvent]
 ) -> list[dict[str, Any]]:
     """The conversation as far as a cancelled run took it: the prompt, each turn whose
-    calls were handed to the engine with one reply per call (a call cut off by the
-    cancel is told so), and the text of a turn cut off while streaming. Calls parsed
-    but never run are left out: the model is not told of calls that did not happen."""
+    calls were handed to the engine with one reply per call, and the text of a turn
+    cut off while streaming. Calls parsed but never handed to the engine are left out.
+    A call whose reply the run had not yielded is told it may or may not have run: the
+    loop yields a turn's replies only once all its calls end, so one that finished
+    before the cancel cannot be told from one cut off (the audit has which)."""
     messages = [dict(m) for m in history]
     if not messages and agent.system:
         messages.append({"role": "system", "content": agent.system})
@@ -141,9 +143,16 @@ def history_after_cancel(
             continue
         messages.append(_assistant_message(text, calls))
         for call in calls:
-            reply = replies.get(call.id, f"The call to {call.name} was cancelled by the user.")
+            reply = replies.get(call.id) or cancelled_reply(call.name)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": reply})
     return messages
+
+
+def cancelled_reply(name: str) -> str:
+    return (
+        f"The user cancelled the run before the call to {name} replied: "
+        "it may or may not have run to the end."
+    )
 
 
 def repl(open_agent: OpenAgent, console: Console) -> None:
@@ -207,9 +216,14 @@ def _run(portal: BlockingPortal, session: Session, agent: Agent, prompt: str) ->
 
 
 def _ask(question: Question) -> bool:
-    """y or yes runs the call; anything else (Enter, Ctrl-D) declines it."""
+    """y or yes runs the call; anything else (Enter, Ctrl-D) declines it; Ctrl-C
+    cancels the run."""
     try:
         answer = input(f"Run {question.pending.name}? [y/N] ")
     except EOFError:
+        print()
         return False
+    except KeyboardInterrupt:  # cancels the run (see _run); the line is left ended
+        print()
+        raise
     return answer.strip().lower() in ("y", "yes")
