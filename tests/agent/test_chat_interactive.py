@@ -5,6 +5,7 @@ model receives after each prompt is read from the server's request log."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 import struct
@@ -169,28 +170,65 @@ def test_a_turn_of_text_and_a_call_panel_with_its_repair(
     assert "Traceback" not in term.screen
 
 
-def test_approval_asked_and_answered_yes_then_no(term: Terminal, upstream: ReplayServer) -> None:
-    term.line("remove one")
-    held = term.expect(r"Run remove\? \[y/N\] ")
-    assert re.search(r"status +needs approval", held)
-    assert "tool 'remove' is marked destructive" in held
-    term.line("y")
-    ran = term.expect(r"Answer to remove one\.\n")
-    assert re.search(r"status +ok", ran) and re.search(r"result +removed /tmp/x", ran)
-    assert {"role": "tool", "tool_call_id": "call_one", "content": "removed /tmp/x"} in (
-        last_messages(upstream)
-    )
-    term.expect("> ")
-    term.line("remove two")
-    term.expect(r"Run remove\? \[y/N\] ")
-    term.line("n")
-    refused = term.expect(r"Answer to remove two\.\n")
-    assert re.search(r"status +denied", refused)
-    [reply] = [m for m in last_messages(upstream) if m.get("tool_call_id") == "call_two"]
-    assert "not approved: the user declined it" in reply["content"]
-    term.expect("> ")
-    term.send(CTRL_D)
-    assert term.wait() == 0
+def git(repo: Path, *args: str) -> str:
+    command = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    return subprocess.run([*command, *args], check=True, capture_output=True, text=True).stdout
+
+
+def test_a_destructive_mcp_tool_is_asked_about_yes_then_no(tmp_path: Path) -> None:
+    """mcp-server-git's ``git_reset`` says it is destructive: the engine holds it and the
+    chat asks. Yes: the staged file is unstaged for real; no: it stays staged and the
+    model is told the user declined."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "a.txt").write_text("one\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-q", "-m", "first")
+    (repo / "b.txt").write_text("two\n")
+    git(repo, "add", "b.txt")
+    config = tmp_path / "mcp.json"
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "mcp_server_git", "--repository", str(repo)],
+    }
+    config.write_text(json.dumps({"mcpServers": {"git": server}}))
+    reset = json.dumps({"repo_path": str(repo)})
+
+    def model(body: Any) -> Script:
+        messages = body["messages"]
+        prompt = str(messages[-1]["content"])
+        if messages[-1]["role"] == "user" and prompt.startswith("reset"):
+            call_id = f"call_{prompt.split()[-1]}"
+            return Script(call_stream("git_reset", [reset], "tool_calls", call_id))
+        return Script(text_stream(["Done", "."]))
+
+    with ReplayServer({"m": model}) as up:
+        term = chat(up.url, "--mcp", str(config))
+        try:
+            term.expect(r"tools .*\n> ", timeout=30)
+            term.line("reset one")
+            held = term.expect(r"Run git_reset\? \[y/N\] ")
+            assert re.search(r"status +needs approval", held)
+            assert "tool 'git_reset' is marked destructive" in held
+            assert git(repo, "diff", "--cached", "--name-only") == "b.txt\n"  # not run yet
+            term.line("y")
+            ran = term.expect(r"Done\.\n.*\n> ")
+            assert re.search(r"status +ok", ran)
+            assert git(repo, "diff", "--cached", "--name-only") == ""  # it ran
+            git(repo, "add", "b.txt")
+            term.line("reset two")
+            term.expect(r"Run git_reset\? \[y/N\] ")
+            term.line("n")
+            refused = term.expect(r"Done\.\n.*\n> ")
+            assert re.search(r"status +denied", refused)
+            assert git(repo, "diff", "--cached", "--name-only") == "b.txt\n"  # it did not
+            [reply] = [m for m in last_messages(up) if m.get("tool_call_id") == "call_two"]
+            assert "not approved: the user declined it" in reply["content"]
+            term.send(CTRL_D)
+            assert term.wait() == 0
+        finally:
+            term.close()
 
 
 def test_ctrl_c_cancels_the_turn_and_the_conversation_goes_on(

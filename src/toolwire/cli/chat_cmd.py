@@ -99,6 +99,8 @@ def chat(
     from toolwire.tools import MCPConfigError, MCPServerError, load_mcp_config
     from toolwire.tools.base import Tool
 
+    if as_json and prompt is None:
+        fail("--json goes with --prompt (the interactive chat prints no JSON)")
     try:
         servers = load_mcp_config(mcp) if mcp is not None else []
         python_tools = load_python_tools(tools or [])

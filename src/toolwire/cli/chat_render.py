@@ -248,7 +248,7 @@ class _Running:
         self.view = view
 
     def __rich__(self) -> RenderableType:
-        return Group(*(v.panel() for v in self.view._running))
+        return Group(*(v.panel() for v in list(self.view._running)))
 
 
 def _arguments(call: ToolCall) -> str:

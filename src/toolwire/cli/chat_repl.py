@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from rich.console import Console
+from rich.text import Text
 
 from toolwire.agent import (
     Agent,
@@ -166,11 +167,8 @@ def repl(open_agent: OpenAgent, console: Console) -> None:
         portal.wrap_async_context_manager(open_agent(session.approve)) as agent,
     ):
         tools = len(agent.engine.registry.specs())
-        console.print(
-            f"toolwire chat · {agent.client.model} · {tools} tool{'s' * (tools != 1)} · {HINT}",
-            style="dim",
-            highlight=False,
-        )
+        header = f"toolwire chat · {agent.client.model} · {tools} tool{'s' * (tools != 1)}"
+        console.print(Text(f"{header} · {HINT}", style="dim"))
         interrupted = False
         while True:
             try:
