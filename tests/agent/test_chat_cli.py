@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -76,3 +77,13 @@ def test_chat_without_prompt_reads_prompts_from_a_pipe() -> None:
     out = result.stdout
     assert out.count("╭─ add ") == 1 and "python_literal" in out
     assert "It is 5.\ndone · 2 turns · 1 call · 60 in / 14 out tokens\n" in out
+
+
+def test_chat_an_mcp_server_that_cannot_start_is_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text('{"mcpServers": {"gone": {"command": "/nonexistent/server"}}}')
+    args = ["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--audit", "none"]
+    result = runner.invoke(app, [*args, "--mcp", str(config)], input="hi\n")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "gone" in result.stderr
+    assert "Traceback" not in result.output

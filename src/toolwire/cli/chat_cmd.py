@@ -147,7 +147,7 @@ def chat(
         try:
             repl(open_agent, Console(highlight=False))
         except (MCPServerError, ValueError) as exc:
-            fail(str(exc), 1)
+            fail(str(exc))
         except KeyboardInterrupt:  # while the tools were opening or closing
             raise typer.Exit(130) from None
         return

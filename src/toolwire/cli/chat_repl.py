@@ -33,7 +33,7 @@ from toolwire.agent import (
     ToolReplied,
     ToolStarted,
 )
-from toolwire.agent.loop import _assistant_message
+from toolwire.agent.loop import _assistant_message  # a cut history matches a whole one
 from toolwire.cli.chat_render import ChatView
 from toolwire.engine.engine import Approver, PendingApproval
 
@@ -89,12 +89,14 @@ class Session:
         events: list[AgentEvent] = []
         with anyio.CancelScope() as scope:
             self._scope = scope
-            async for event in agent.stream(prompt, history=self.history):
-                events.append(event)
-                self.view.show(event)
-                if isinstance(event, RunFinished):
-                    self.history = next_history(self.history, event.result)
-        self._scope = None
+            try:
+                async for event in agent.stream(prompt, history=self.history):
+                    events.append(event)
+                    self.view.show(event)
+                    if isinstance(event, RunFinished):
+                        self.history = next_history(self.history, event.result)
+            finally:
+                self._scope = None
         if scope.cancelled_caught:
             self.view.cancelled()
             self.history = history_after_cancel(agent, self.history, prompt, events)
