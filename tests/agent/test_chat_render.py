@@ -29,24 +29,10 @@ from toolwire.replay import (
     text_stream,
     usage_chunk,
 )
-from toolwire.tools import ToolHints, tool
 
-from .chat_tools import add
+from .chat_tools import add, remove, wait
 
 pytestmark = pytest.mark.anyio
-
-
-@tool(hints=ToolHints(destructive=True))
-def wipe(path: str) -> str:
-    """Wipe a file."""
-    return f"wiped {path}"
-
-
-@tool
-async def slow(seconds: float) -> str:
-    """Wait."""
-    await anyio.sleep(seconds)
-    return "waited"
 
 
 def recording() -> Console:
@@ -94,25 +80,25 @@ async def test_a_held_call_is_shown_with_why_before_the_question() -> None:
         view.answered(pending, False)
         return False
 
-    call = call_stream("wipe", ['{"path": "a.txt"}'], "tool_calls")
+    call = call_stream("remove", ['{"path": "a.txt"}'], "tool_calls")
     sink = MemorySink()
-    with serve(call, text_stream(["Not wiped."])) as up:
-        agent = agent_for(up, [wipe], sink, approver=approver)
-        async for event in agent.stream("wipe a.txt"):
+    with serve(call, text_stream(["Not removed."])) as up:
+        agent = agent_for(up, [remove], sink, approver=approver)
+        async for event in agent.stream("remove a.txt"):
             view.show(event)
     [question] = asked
     assert re.search(r"status +needs approval", question)
-    assert re.search(r"held +tool 'wipe' is marked destructive", question)
+    assert re.search(r"held +tool 'remove' is marked destructive", question)
     after = console.export_text()
     assert re.search(r"status +denied", after) and "the user declined it" in after
     assert [r.status for r in sink.records] == ["denied"]
 
 
 def two_calls() -> list[bytes]:
-    """``add`` and ``slow`` in one answer (run in parallel)."""
+    """``add`` and ``wait`` in one answer (run in parallel)."""
     chunks = [chat_chunk({"role": "assistant", "content": "Both at once."})]
     for index, (call_id, name, arguments) in enumerate(
-        [("c_add", "add", '{"a": 1, "b": 2}'), ("c_slow", "slow", '{"seconds": 30}')]
+        [("c_add", "add", '{"a": 1, "b": 2}'), ("c_wait", "wait", '{"seconds": 30}')]
     ):
         header = {"index": index, "id": call_id, "type": "function"}
         function = {"name": name, "arguments": arguments}
@@ -121,8 +107,8 @@ def two_calls() -> list[bytes]:
 
 
 async def test_a_run_cancelled_mid_call_leaves_one_reply_per_call_and_goes_on() -> None:
-    """Cancelled while ``slow`` runs (``add`` done): the audit has ``add`` ok and
-    ``slow`` cancelled; the history has the prompt, the model's turn with both calls and
+    """Cancelled while ``wait`` runs (``add`` done): the audit has ``add`` ok and
+    ``wait`` cancelled; the history has the prompt, the model's turn with both calls and
     one reply per call (G5), each saying the call may or may not have ended (the loop
     yields a turn's replies only once all its calls end); the next prompt goes out on
     top of it."""
@@ -130,7 +116,7 @@ async def test_a_run_cancelled_mid_call_leaves_one_reply_per_call_and_goes_on() 
     session = Session(ChatView(console))
     sink = MemorySink()
     with serve(two_calls(), text_stream(["Fine."])) as up:
-        agent = agent_for(up, [add, slow], sink)
+        agent = agent_for(up, [add, wait], sink)
         async with anyio.create_task_group() as tg:
             tg.start_soon(session.turn, agent, "both")
             with anyio.fail_after(10):
@@ -140,7 +126,7 @@ async def test_a_run_cancelled_mid_call_leaves_one_reply_per_call_and_goes_on() 
         assert "cancelled · the conversation goes on" in console.export_text(clear=False)
         assert sorted((r.tool_name, r.status) for r in sink.records) == [
             ("add", "ok"),
-            ("slow", "cancelled"),
+            ("wait", "cancelled"),
         ]
         kept = session.history
         assert kept == [
@@ -155,14 +141,14 @@ async def test_a_run_cancelled_mid_call_leaves_one_reply_per_call_and_goes_on() 
                         "function": {"name": "add", "arguments": '{"a":1,"b":2}'},
                     },
                     {
-                        "id": "c_slow",
+                        "id": "c_wait",
                         "type": "function",
-                        "function": {"name": "slow", "arguments": '{"seconds":30}'},
+                        "function": {"name": "wait", "arguments": '{"seconds":30}'},
                     },
                 ],
             },
             {"role": "tool", "tool_call_id": "c_add", "content": cancelled_reply("add")},
-            {"role": "tool", "tool_call_id": "c_slow", "content": cancelled_reply("slow")},
+            {"role": "tool", "tool_call_id": "c_wait", "content": cancelled_reply("wait")},
         ]
         await session.turn(agent, "and then?")
         assert up.requests[-1].body["messages"] == [
