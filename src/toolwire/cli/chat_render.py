@@ -12,7 +12,7 @@ printed once, when final.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -59,7 +59,7 @@ class CallView:
     seconds: float | None = None  # the engine's time for it, once replied
     started: float | None = None  # when it was handed to the engine (for the live clock)
     note: str = ""  # why it is held, for a call that needs approval
-    name: str = field(default="")
+    name: str = ""
 
     def __post_init__(self) -> None:
         self.repairs = self.call.repairs
@@ -173,7 +173,7 @@ class ChatView:
         the plain terminal) and the call's panel says why it is held."""
         self._live_off()
         view = self.calls.get(pending.call_id)
-        if view is None:  # the engine's id for a call the model sent without one
+        if view is None:
             view = CallView(_pending_call(pending))
         view.status = "needs approval"
         view.note = "; ".join(pending.reasons)
@@ -272,11 +272,13 @@ def _duration(seconds: float) -> str:
 
 
 def _pending_call(pending: PendingApproval) -> ToolCall:
+    """A held call the view was not shown (not one the agent started): what the engine
+    holds, with its repairs, and no claim about the wire."""
     return ToolCall(
         id=pending.call_id,
         name=pending.name,
         arguments=dict(pending.arguments),
         raw_arguments="",
-        status="repaired" if pending.repairs else "complete",
+        status="complete",
         repairs=pending.repairs,
     )
