@@ -773,6 +773,12 @@ class ToolEngine:
         assert pending is not None
         try:
             answer = await approver(pending)
+        except anyio.get_cancelled_exc_class():
+            # The caller gave up while asking (Ctrl-C at the question): the call ends
+            # ``cancelled`` (see ``_run``), not left listed as waiting for nobody.
+            state.pending = None
+            state.status = state.error_type = state.error_message = None
+            raise
         except Exception:  # no answer: the call keeps waiting, as without an approver
             log.exception("approver failed for call %s", state.call_id)
             answer = None
