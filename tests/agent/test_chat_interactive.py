@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from toolwire.agent.loop import cancelled_reply
 from toolwire.replay import ReplayServer, Script, call_stream, text_stream
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -266,13 +267,16 @@ def test_ctrl_c_cancels_the_turn_and_the_conversation_goes_on(
     assert rest[2]["role"] == "assistant"
     assert rest[2]["content"].startswith("word0 word1 word2 ")
     assert "word39" not in rest[2]["content"]
-    # each cancelled call: the model's call and one reply saying the run was cancelled
-    for at, prompt, call_id in ((3, "wait for it", "call_wait"), (6, "remove three", "call_three")):
+    # each cancelled call: the model's call and one reply saying what became of it
+    # (the running tool was cut; the call held at its question never ran)
+    for at, prompt, call_id, said in (
+        (3, "wait for it", "call_wait", cancelled_reply("wait", started=True)),
+        (6, "remove three", "call_three", cancelled_reply("remove", started=False)),
+    ):
         user, assistant, reply = rest[at : at + 3]
         assert user == {"role": "user", "content": prompt}
         assert [c["id"] for c in assistant["tool_calls"]] == [call_id]
-        assert reply["tool_call_id"] == call_id
-        assert "cancelled the run" in reply["content"]
+        assert reply == {"role": "tool", "tool_call_id": call_id, "content": said}
     assert rest[9:] == [{"role": "user", "content": "and now?"}]
     term.line("/exit")
     assert term.wait() == 0

@@ -13,9 +13,10 @@ import pytest
 from rich.console import Console
 
 from toolwire.agent import Agent
+from toolwire.agent.loop import cancelled_reply
 from toolwire.audit.sinks import MemorySink
 from toolwire.cli.chat_render import ChatView
-from toolwire.cli.chat_repl import Session, cancelled_reply
+from toolwire.cli.chat_repl import Session
 from toolwire.client import ModelClient, RetryPolicy
 from toolwire.engine import ToolEngine
 from toolwire.engine.engine import PendingApproval
@@ -108,10 +109,9 @@ def two_calls() -> list[bytes]:
 
 async def test_a_run_cancelled_mid_call_leaves_one_reply_per_call_and_goes_on() -> None:
     """Cancelled while ``wait`` runs (``add`` done): the audit has ``add`` ok and
-    ``wait`` cancelled; the history has the prompt, the model's turn with both calls and
-    one reply per call (G5), each saying the call may or may not have ended (the loop
-    yields a turn's replies only once all its calls end); the next prompt goes out on
-    top of it."""
+    ``wait`` cancelled; the history the loop settled has the prompt, the model's turn
+    with both calls, ``add``'s result and ``wait`` told it was cancelled (G5: one reply
+    per call); the next prompt goes out on top of it."""
     console = recording()
     session = Session(ChatView(console))
     sink = MemorySink()
@@ -147,8 +147,8 @@ async def test_a_run_cancelled_mid_call_leaves_one_reply_per_call_and_goes_on() 
                     },
                 ],
             },
-            {"role": "tool", "tool_call_id": "c_add", "content": cancelled_reply("add")},
-            {"role": "tool", "tool_call_id": "c_wait", "content": cancelled_reply("wait")},
+            {"role": "tool", "tool_call_id": "c_add", "content": "3"},
+            {"role": "tool", "tool_call_id": "c_wait", "content": cancelled_reply("wait", True)},
         ]
         await session.turn(agent, "and then?")
         assert up.requests[-1].body["messages"] == [

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import queue
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,14 +26,9 @@ from rich.text import Text
 
 from toolwire.agent import (
     Agent,
-    AgentEvent,
     RunFinished,
     RunResult,
-    TextOut,
-    ToolReplied,
-    ToolStarted,
 )
-from toolwire.agent.loop import _assistant_message  # a cut history matches a whole one
 from toolwire.cli.chat_render import ChatView
 from toolwire.engine.engine import Approver, PendingApproval
 
@@ -86,20 +81,21 @@ class Session:
             return question.answer
 
     async def turn(self, agent: Agent, prompt: str) -> None:
-        events: list[AgentEvent] = []
         with anyio.CancelScope() as scope:
             self._scope = scope
             try:
-                async for event in agent.stream(prompt, history=self.history):
-                    events.append(event)
-                    self.view.show(event)
-                    if isinstance(event, RunFinished):
-                        self.history = next_history(self.history, event.result)
+                # closed at once however the run ends, so a cut run is settled now
+                async with aclosing(agent.stream(prompt, history=self.history)) as events:
+                    async for event in events:
+                        self.view.show(event)
+                        if isinstance(event, RunFinished):
+                            self.history = next_history(self.history, event.result)
             finally:
                 self._scope = None
         if scope.cancelled_caught:
             self.view.cancelled()
-            self.history = history_after_cancel(agent, self.history, prompt, events)
+            if agent.last_result is not None:  # settled by the loop: one reply per call
+                self.history = agent.last_result.messages
 
     def cancel(self) -> None:
         if self._scope is not None:
@@ -112,50 +108,6 @@ def next_history(history: list[dict[str, Any]], result: RunResult) -> list[dict[
     if result.stop == "upstream_error" and not result.calls:
         return history
     return result.messages
-
-
-def history_after_cancel(
-    agent: Agent, history: Sequence[dict[str, Any]], prompt: str, events: list[AgentEvent]
-) -> list[dict[str, Any]]:
-    """The conversation as far as a cancelled run took it: the prompt, each turn whose
-    calls were handed to the engine with one reply per call, and the text of a turn
-    cut off while streaming. Calls parsed but never handed to the engine are left out.
-    A call whose reply the run had not yielded is told it may or may not have run: the
-    loop yields a turn's replies only once all its calls end, so one that finished
-    before the cancel cannot be told from one cut off (the audit has which)."""
-    messages = [dict(m) for m in history]
-    if not messages and agent.system:
-        messages.append({"role": "system", "content": agent.system})
-    messages.append({"role": "user", "content": prompt})
-    texts: dict[int, list[str]] = {}
-    started: dict[int, list[Any]] = {}
-    replies: dict[str | None, str] = {}
-    for event in events:
-        if isinstance(event, TextOut):
-            texts.setdefault(event.turn, []).append(event.text)
-        elif isinstance(event, ToolStarted):
-            started.setdefault(event.turn, []).append(event.call)
-        elif isinstance(event, ToolReplied):
-            replies[event.outcome.call.id] = event.outcome.reply
-    for turn in sorted(set(texts) | set(started)):
-        text = "".join(texts.get(turn, []))
-        calls = started.get(turn)
-        if not calls:
-            if text:
-                messages.append({"role": "assistant", "content": text})
-            continue
-        messages.append(_assistant_message(text, calls))
-        for call in calls:
-            reply = replies.get(call.id) or cancelled_reply(call.name)
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": reply})
-    return messages
-
-
-def cancelled_reply(name: str) -> str:
-    return (
-        f"The user cancelled the run before the call to {name} replied: "
-        "it may or may not have run to the end."
-    )
 
 
 def repl(open_agent: OpenAgent, console: Console) -> None:
