@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -57,9 +58,32 @@ def test_chat_upstream_error_is_one_line_and_exit_1() -> None:
 
 def test_chat_usage_errors_are_one_line_and_exit_2() -> None:
     base = ["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
-    no_prompt = runner.invoke(app, base)
-    assert no_prompt.exit_code == 2 and "--prompt" in no_prompt.stderr
+    json_alone = runner.invoke(app, [*base, "--json"])
+    assert json_alone.exit_code == 2 and "--json goes with --prompt" in json_alone.stderr
     bad_format = runner.invoke(app, [*base, "--prompt", "x", "--format", "nope", *TOOLS])
     assert bad_format.exit_code == 2 and "no upstream client for 'nope'" in bad_format.stderr
     bad_tools = runner.invoke(app, [*base, "--prompt", "x", "--tools", "nosuchmod:f"])
     assert bad_tools.exit_code == 2 and bad_tools.stderr.count("\n") == 1
+
+
+def test_chat_without_prompt_reads_prompts_from_a_pipe() -> None:
+    """Not a terminal: no live display, each panel printed once; EOF quits with 0."""
+    with ReplayServer({"m": dialogue()}) as up:
+        args = ["chat", "--base-url", up.url, "--model", "m"]
+        result = runner.invoke(app, [*args, *TOOLS], input="2+3?\n")
+        [request, _] = up.requests
+    assert result.exit_code == 0, result.output
+    assert request.body["messages"] == [{"role": "user", "content": "2+3?"}]
+    out = result.stdout
+    assert out.count("╭─ add ") == 1 and "python_literal" in out
+    assert "It is 5.\ndone · 2 turns · 1 call · 60 in / 14 out tokens\n" in out
+
+
+def test_chat_an_mcp_server_that_cannot_start_is_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text('{"mcpServers": {"gone": {"command": "/nonexistent/server"}}}')
+    args = ["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--audit", "none"]
+    result = runner.invoke(app, [*args, "--mcp", str(config)], input="hi\n")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "gone" in result.stderr
+    assert "Traceback" not in result.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from functools import partial
 from typing import Any
 
 import anyio
@@ -357,6 +358,26 @@ async def test_an_approver_decides_in_the_call_leaving_one_record(
     assert len(engine.pending()) == (1 if answer is None else 0)
     if answer:
         assert r.content == "dropped users"
+
+
+async def test_a_call_cancelled_while_its_approver_asks_is_recorded_cancelled() -> None:
+    """Cancelled at the question (the chat's Ctrl-C): one record, ``cancelled``, and the
+    call is not left listed as waiting."""
+    engine, sink = make()
+    asking = anyio.Event()
+
+    async def approver(pending: PendingApproval) -> bool | None:
+        asking.set()
+        await anyio.sleep_forever()
+        return None  # pragma: no cover
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(partial(engine.call, "drop_table", {"table": "users"}, approver=approver))
+        await asking.wait()
+        tg.cancel_scope.cancel()
+    assert [x.status for x in sink.records] == ["cancelled"]
+    assert sink.records[0].approval_id is not None  # it was asked
+    assert engine.pending() == []
 
 
 async def test_approval_still_honours_deny_rules() -> None:

@@ -49,6 +49,7 @@ from toolwire.agent.wirenames import declared_names
 from toolwire.audit.tracing import AgentSpan, ChatSpan
 from toolwire.client import ModelClient, UpstreamError
 from toolwire.engine import ToolEngine
+from toolwire.engine.engine import Approver
 from toolwire.engine.results import ToolResult
 from toolwire.events import (
     CallFinished,
@@ -130,6 +131,7 @@ class Agent:
         text_interval: float = 0.05,
         text_format: str | None = None,
         request: Mapping[str, Any] | None = None,
+        approver: Approver | None = None,
     ) -> None:
         if engine is None:
             engine = ToolEngine(tools)
@@ -148,6 +150,7 @@ class Agent:
         self.text_interval = text_interval
         self.text_format = text_format
         self.request = dict(request or {})  # more request fields (temperature, max_tokens…)
+        self.approver = approver  # asked about calls the engine's policies hold
         self.last_result: RunResult | None = None
 
     async def run(
@@ -256,6 +259,7 @@ class Agent:
                     turn=turn.number,
                     extra=extra,
                     done=turn.done.__setitem__,
+                    approver=self.approver,
                 )
                 outcomes = turn.commit(messages, result)
                 turn = None

@@ -1,11 +1,13 @@
 """``toolwire chat``: the conversation loop (``toolwire.agent``) from the command line.
 
-Only ``--prompt`` (one task, not interactive) is built so far."""
+Interactive by default (``chat_repl``, shown by ``chat_render``); ``--prompt`` runs one
+task and prints its text, or with ``--json`` one object for the run."""
 
 from __future__ import annotations
 
 import sys
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -15,7 +17,8 @@ import typer
 from toolwire.cli.io import AuditOption, OtlpOption, ToolsOption, audit_sinks, fail, print_json
 
 if TYPE_CHECKING:  # the agent is imported when the command runs
-    from toolwire.agent import RunResult
+    from toolwire.agent import Agent, RunResult
+    from toolwire.engine.engine import Approver
 
 # the environment variable a format's key is read from unless --api-key-env says
 DEFAULT_KEY_ENV = {
@@ -34,7 +37,7 @@ def chat(
     model: Annotated[str, typer.Option("--model", metavar="NAME", help="The model to ask.")],
     prompt: Annotated[
         str | None,
-        typer.Option("--prompt", metavar="TEXT", help="Run this one task (required for now)."),
+        typer.Option("--prompt", metavar="TEXT", help="Run this one task, not interactively."),
     ] = None,
     format: Annotated[
         str,
@@ -86,8 +89,9 @@ def chat(
         bool, typer.Option("--json", help="Print one JSON object for the run, not its text.")
     ] = False,
 ) -> None:
-    """Drive a model through tool calls until it answers. Exit 0 when the model
-    finished, 1 when the run stopped for another reason (a limit, an upstream error)."""
+    """Drive a model through tool calls until it answers: interactively, or with
+    --prompt one task (exit 0 when the model finished, 1 when the run stopped for
+    another reason: a limit, an upstream error)."""
     from toolwire.agent import Agent, RunFinished, TextOut
     from toolwire.client import ModelClient
     from toolwire.engine import ToolEngine
@@ -95,8 +99,8 @@ def chat(
     from toolwire.tools import MCPConfigError, MCPServerError, load_mcp_config
     from toolwire.tools.base import Tool
 
-    if prompt is None:
-        fail("the interactive chat is not built yet: give --prompt TEXT")
+    if as_json and prompt is None:
+        fail("--json goes with --prompt (the interactive chat prints no JSON)")
     try:
         servers = load_mcp_config(mcp) if mcp is not None else []
         python_tools = load_python_tools(tools or [])
@@ -113,7 +117,8 @@ def chat(
         fail(str(exc))
     sinks = audit_sinks(audit, otlp_endpoint, "toolwire-chat")
 
-    async def run() -> RunResult:
+    @asynccontextmanager
+    async def open_agent(approver: Approver | None = None) -> AsyncIterator[Agent]:
         async with AsyncExitStack() as stack:
             found: list[Tool] = list(python_tools)
             if servers:
@@ -124,14 +129,31 @@ def chat(
             engine = ToolEngine(found, sinks=sinks)
             stack.callback(engine.close)
             stack.push_async_callback(client.aclose)
-            agent = Agent(
+            yield Agent(
                 client,
                 engine,
                 max_turns=max_turns,
                 max_tool_calls=max_tool_calls,
                 max_total_tokens=token_budget,
                 text_format=text_format,
+                approver=approver,
             )
+
+    if prompt is None:
+        from rich.console import Console
+
+        from toolwire.cli.chat_repl import repl
+
+        try:
+            repl(open_agent, Console(highlight=False))
+        except (MCPServerError, ValueError) as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:  # while the tools were opening or closing
+            raise typer.Exit(130) from None
+        return
+
+    async def run() -> RunResult:
+        async with open_agent() as agent:
             async for event in agent.stream(prompt):
                 if isinstance(event, TextOut) and not as_json:
                     sys.stdout.write(event.text)

@@ -354,13 +354,15 @@ class ToolEngine:
         session_id: str | None = None,
         turn: int | None = None,
         extra: Mapping[str, Any] | None = None,
+        approver: Approver | None = None,
     ) -> ToolResult:
         """Run one call through all phases and return its result (never raises for it).
-        ``extra`` goes into the call's record (e.g. the model and its usage that turn)."""
+        ``extra`` goes into the call's record (e.g. the model and its usage that turn);
+        a call that needs approval asks ``approver`` first, when one is given."""
         state = self._begin(call, task_id, session_id, turn)
         if extra:
             state.extra.update(extra)
-        return await self._run(state)
+        return await self._run(state, approver=approver)
 
     async def call(
         self,
@@ -389,6 +391,7 @@ class ToolEngine:
         turn: int | None = None,
         extra: Mapping[str, Any] | None = None,
         done: Callable[[int, ToolResult], None] | None = None,
+        approver: Approver | None = None,
     ) -> list[ToolResult]:
         """Run a batch in parallel (within the concurrency limits); results in call order.
         ``done(i, result)`` is told of each call once it is recorded, also when the
@@ -402,7 +405,7 @@ class ToolEngine:
             started[i] = True
             state = states[i]
             try:
-                results[i] = await self._run(state)
+                results[i] = await self._run(state, approver=approver)
             finally:
                 result = results[i] or state.cancelled_result
                 if done is not None and result is not None:
@@ -770,6 +773,12 @@ class ToolEngine:
         assert pending is not None
         try:
             answer = await approver(pending)
+        except anyio.get_cancelled_exc_class():
+            # The caller gave up while asking (Ctrl-C at the question): the call ends
+            # ``cancelled`` (see ``_run``), not left listed as waiting for nobody.
+            state.pending = None
+            state.status = state.error_type = state.error_message = None
+            raise
         except Exception:  # no answer: the call keeps waiting, as without an approver
             log.exception("approver failed for call %s", state.call_id)
             answer = None
