@@ -138,14 +138,30 @@ class WireDecoder(ABC):
 _SPARE_LEARNINGS = 4
 
 
-def _unpack(envelope: Envelope | None) -> tuple[bytes, bytes, int, int, bool, Role | None, int]:
+def _never(block: bytes, pos: int) -> None:
+    """The padded ends of no envelope: nothing matches."""
+    return None
+
+
+def _unpack(
+    envelope: Envelope | None,
+) -> tuple[bytes, bytes, int, int, Callable[[bytes, int], Any], bool, Role | None, int]:
     """An envelope's fields for the hot loop: its ends, the slice of its string token,
-    whether it holds arguments, its role, its slot."""
+    its padded-ends matcher, whether it holds arguments, its role, its slot."""
     if envelope is None:
         # ends that hardly any block has, around an empty slice that never reads
-        return b"\0", b"\0", 0, 0, False, None, -1
+        return b"\0", b"\0", 0, 0, _never, False, None, -1
     e = envelope
-    return e.prefix, e.suffix, e.start, e.stop, e.role is Role.ARGUMENTS, e.role, e.slot
+    return (
+        e.prefix,
+        e.suffix,
+        e.start,
+        e.stop,
+        e.padded,
+        e.role is Role.ARGUMENTS,
+        e.role,
+        e.slot,
+    )
 
 
 class SSEWireDecoder(WireDecoder):
@@ -176,13 +192,18 @@ class SSEWireDecoder(WireDecoder):
         room = -1  # the slot's text size: a delta this long or longer may be a snapshot
         envelope = self._envelope
         # the envelope's fields as locals: Envelope.read, inlined, is the hot path
-        prefix, suffix, start, stop, arguments, role, slot = _unpack(envelope)
+        prefix, suffix, start, stop, padded, arguments, role, slot = _unpack(envelope)
         for block in sse.feed_blocks(data):
-            if block.startswith(prefix) and block.endswith(suffix):
+            if block.startswith(prefix):
                 # Ends that overlap leave less than two bytes between them, and that
                 # does not read as a string; what reads at all is a str: it opens with "
+                if block.endswith(suffix):
+                    token = block[start:stop]
+                else:  # the same ends but for the padding before the last brace
+                    found = padded(block, start + 1)
+                    token = b"" if found is None else block[start : found.end() + 1]
                 try:
-                    value = loads(block[start:stop])
+                    value = loads(token)
                 except orjson.JSONDecodeError:
                     pass  # not one string token: read the slow way
                 else:
@@ -215,7 +236,7 @@ class SSEWireDecoder(WireDecoder):
             self._read(block)
             if self._envelope is not envelope:
                 envelope = self._envelope
-                prefix, suffix, start, stop, arguments, role, slot = _unpack(envelope)
+                prefix, suffix, start, stop, padded, arguments, role, slot = _unpack(envelope)
         self._hits = hits + len(run)
         if run:
             sink.extend_arguments(run_slot, run)
@@ -265,7 +286,7 @@ class SSEWireDecoder(WireDecoder):
             known is not None
             and known.role is role
             and known.slot == slot
-            and known.encloses(block)
+            and known.token(block) is not None
         ):
             return  # the envelope it has already (the value took the slow way)
         envelope = learn_envelope(block, key, value, role, slot, read)

@@ -8,6 +8,11 @@ later block made of the same bytes around a valid JSON string token means the sa
 thing with another string: JSON lets any string token stand in for another, and a
 string token holds no raw newline, so the SSE framing is the same too. Reading it then
 costs a compare at each end and decoding the string alone, not the whole message.
+
+Some servers (Anthropic's API) pad each message with a varying run of spaces before the
+object's closing brace. Whitespace between JSON tokens means nothing, so an envelope
+whose message ends in a ``}`` keeps its suffix without that padding and also reads a
+block whose only difference there, or after the brace, is a run of spaces or tabs.
 """
 
 from __future__ import annotations
@@ -32,36 +37,69 @@ class Role(IntEnum):
     REASONING = 2
 
 
+# a pattern that matches nothing: the padded ends of an envelope that takes no padding
+_NEVER = re.compile(rb"(?!)")
+
+
+def _unpadded(suffix: bytes) -> tuple[bytes, re.Pattern[bytes]]:
+    """A learned suffix without the spaces before and after its final ``}``, and the
+    pattern that finds, from just after the opening quote, the closing quote of a
+    string followed by that suffix padded anyhow (``_NEVER`` if it ends otherwise).
+    The spaces before the message's last brace lie between tokens: the brace closes the
+    whole object, so every string and value ends before them."""
+    trimmed = suffix.rstrip(b" \t")
+    if not trimmed.endswith(b"}") or len(trimmed) < 2:
+        return suffix, _NEVER
+    core = trimmed[:-1].rstrip(b" \t")
+    if len(core) < 1:  # the closing quote itself must stay: it ends the string
+        return suffix, _NEVER
+    # possessive: the body never gives back what it took, so a miss costs one pass
+    body = rb'[^"\\]*+(?:\\.[^"\\]*+)*+'
+    pattern = re.compile(body + b"(?=" + re.escape(core) + rb"[ \t]*\}[ \t]*\Z)", re.DOTALL)
+    return core + b"}", pattern
+
+
 class Envelope:
     """The bytes of one message shape around its changing string."""
 
-    __slots__ = ("prefix", "role", "slot", "start", "stop", "suffix")
+    __slots__ = ("padded", "prefix", "role", "slot", "start", "stop", "suffix")
 
     def __init__(self, prefix: bytes, suffix: bytes, role: Role, slot: int) -> None:
         self.prefix = prefix  # up to and including the string's opening quote
-        self.suffix = suffix  # from the string's closing quote on
+        # from the string's closing quote on, without padding before a final brace
+        self.suffix, padded = _unpadded(suffix)
         # the string token's slice: from the opening quote through the closing one
         self.start = len(prefix) - 1
-        self.stop = 1 - len(suffix)
+        self.stop = 1 - len(self.suffix)
+        # for a block whose end is padded otherwise: from just after the opening quote,
+        # its match ends at the closing quote
+        self.padded = padded.match
         self.role = role
         self.slot = slot  # the call's index, for ARGUMENTS
 
-    def encloses(self, block: bytes) -> bool:
-        """``block`` has this envelope's ends (what lies between is not checked)."""
-        return block.startswith(self.prefix) and block.endswith(self.suffix)
+    def token(self, block: bytes) -> bytes | None:
+        """The bytes between this envelope's ends in ``block``, through both quotes (not
+        checked to be one string token), or None when ``block`` has other ends.
+        (``SSEWireDecoder.feed`` does the same inline, on its hot path.)"""
+        if not block.startswith(self.prefix):
+            return None
+        if block.endswith(self.suffix):
+            return block[self.start : self.stop]
+        found = self.padded(block, self.start + 1)
+        return None if found is None else block[self.start : found.end() + 1]
 
     def read(self, block: bytes) -> str | None:
-        """The string in ``block`` if the block is this envelope around one, else None.
-        (``SSEWireDecoder.feed`` does the same inline, on its hot path.)"""
-        if self.encloses(block):
-            # Ends that overlap leave less than two bytes between them, which never
-            # read as a string; a slice that reads at all is a str: it opens with "
-            try:
-                value: str = orjson.loads(block[self.start : self.stop])
-            except orjson.JSONDecodeError:
-                return None  # not one string token: the block is read the slow way
-            return value
-        return None
+        """The string in ``block`` if the block is this envelope around one, else None."""
+        token = self.token(block)
+        if token is None:
+            return None
+        # Ends that overlap leave less than two bytes between them, which never read
+        # as a string; a slice that reads at all is a str: it opens with "
+        try:
+            value: str = orjson.loads(token)
+        except orjson.JSONDecodeError:
+            return None  # not one string token: the block is read the slow way
+        return value
 
 
 @cache
