@@ -66,69 +66,101 @@ class AnthropicDecoder(SSEWireDecoder):
             return
         self.on_event(event.get("type") or message.event, event, message.data)
 
+    reads_json = True
+
+    def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
+        kind = value.get("type")
+        if not kind and event is not None:
+            kind = event.decode("utf-8", "replace")
+        self.on_event(kind, value, data.decode())
+
     def on_value(self, value: dict[str, Any]) -> None:
         kind = value.get("type")
         self.on_event(kind if isinstance(kind, str) else None, value, "")
 
-    def on_event(self, kind: str | None, event: dict[str, Any], raw: str) -> None:
+    def on_event(self, kind: Any, event: dict[str, Any], raw: str) -> None:
         """One event of the stream (``raw``: its text, kept in error events)."""
-        sink = self.sink
-        index = event.get("index")
-        if not isinstance(index, int) or isinstance(index, bool):
-            index = None
-        if kind == "content_block_delta":
-            delta = event.get("delta") or {}
-            dtype = delta.get("type")
-            if dtype == "text_delta":
-                text = self._delta(delta, "text", Role.TEXT, -1, raw)
-                self.text(text)
-            elif dtype == "input_json_delta":
-                slot = index if index is not None else -1
-                text = self._delta(delta, "partial_json", Role.ARGUMENTS, slot, raw)
-                sink.tool(index, None, None, text)
-            elif dtype == "thinking_delta":
-                sink.reasoning(self._delta(delta, "thinking", Role.REASONING, -1, raw))
-            # signature_delta and citations carry nothing toolwire reports
-        elif kind == "content_block_start":
-            block = event.get("content_block") or {}
-            btype = block.get("type")
-            if btype in _TOOL_BLOCKS:
-                if isinstance(index, int):
-                    self._tool_blocks.add(index)
-                initial = block.get("input")
-                sink.tool(
-                    index,
-                    block.get("id"),
-                    block.get("name"),
-                    initial if isinstance(initial, dict) and initial else None,
-                )
-            elif btype == "text":
-                self.text(self.string_field(block, "text", "content_block", raw))
-            elif btype == "thinking":
-                sink.reasoning(
-                    self.string_field(block, "thinking", "content_block", raw)
-                )
-        elif kind == "content_block_stop":
-            if index in self._tool_blocks:
-                sink.close_call(index=index, wait_for_finish=True)
-        elif kind == "message_start":
-            usage = (event.get("message") or {}).get("usage")
-            if isinstance(usage, dict):
-                self._usage = anthropic_usage(usage, self._usage)
-                sink.set_usage(self._usage)
-        elif kind == "message_delta":
-            usage = event.get("usage")
-            if isinstance(usage, dict):
-                self._usage = anthropic_usage(usage, self._usage)
-                sink.set_usage(self._usage)
-            reason = (event.get("delta") or {}).get("stop_reason")
-            if reason:
-                sink.set_finish_reason(str(reason))
-        elif kind == "message_stop":
-            self.finished = True
-        elif kind == "error":
-            err = event.get("error") or {}
-            detail = err.get("message", err) if isinstance(err, dict) else err
-            sink.error(f"the upstream sent an error: {detail}", raw)
-            sink.set_finish_reason("error")  # the turn failed; it did not "stop"
-            self.finished = True
+        if type(kind) is str:
+            handler = _HANDLERS.get(kind)
+            if handler is not None:
+                handler(self, event, raw)
+
+    def _content_block_delta(self, event: dict[str, Any], raw: str) -> None:
+        delta = event.get("delta") or {}
+        dtype = delta.get("type")
+        if dtype == "text_delta":
+            self.text(self._delta(delta, "text", Role.TEXT, -1, raw))
+        elif dtype == "input_json_delta":
+            index = _index(event)
+            slot = index if index is not None else -1
+            text = self._delta(delta, "partial_json", Role.ARGUMENTS, slot, raw)
+            self.sink.tool(index, None, None, text)
+        elif dtype == "thinking_delta":
+            self.sink.reasoning(self._delta(delta, "thinking", Role.REASONING, -1, raw))
+        # signature_delta and citations carry nothing toolwire reports
+
+    def _content_block_start(self, event: dict[str, Any], raw: str) -> None:
+        index = _index(event)
+        block = event.get("content_block") or {}
+        btype = block.get("type")
+        if btype in _TOOL_BLOCKS:
+            if isinstance(index, int):
+                self._tool_blocks.add(index)
+            initial = block.get("input")
+            self.sink.tool(
+                index,
+                block.get("id"),
+                block.get("name"),
+                initial if isinstance(initial, dict) and initial else None,
+            )
+        elif btype == "text":
+            self.text(self.string_field(block, "text", "content_block", raw))
+        elif btype == "thinking":
+            self.sink.reasoning(self.string_field(block, "thinking", "content_block", raw))
+
+    def _content_block_stop(self, event: dict[str, Any], raw: str) -> None:
+        index = _index(event)
+        if index in self._tool_blocks:
+            self.sink.close_call(index=index, wait_for_finish=True)
+
+    def _message_start(self, event: dict[str, Any], raw: str) -> None:
+        usage = (event.get("message") or {}).get("usage")
+        if isinstance(usage, dict):
+            self._usage = anthropic_usage(usage, self._usage)
+            self.sink.set_usage(self._usage)
+
+    def _message_delta(self, event: dict[str, Any], raw: str) -> None:
+        usage = event.get("usage")
+        if isinstance(usage, dict):
+            self._usage = anthropic_usage(usage, self._usage)
+            self.sink.set_usage(self._usage)
+        reason = (event.get("delta") or {}).get("stop_reason")
+        if reason:
+            self.sink.set_finish_reason(str(reason))
+
+    def _message_stop(self, event: dict[str, Any], raw: str) -> None:
+        self.finished = True
+
+    def _error(self, event: dict[str, Any], raw: str) -> None:
+        err = event.get("error") or {}
+        detail = err.get("message", err) if isinstance(err, dict) else err
+        self.sink.error(f"the upstream sent an error: {detail}", raw)
+        self.sink.set_finish_reason("error")  # the turn failed; it did not "stop"
+        self.finished = True
+
+
+def _index(event: dict[str, Any]) -> int | None:
+    index = event.get("index")
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+
+# one lookup finds what an event's type means (pings and unknown types mean nothing)
+_HANDLERS: dict[str, Callable[[AnthropicDecoder, dict[str, Any], str], None]] = {
+    "content_block_delta": AnthropicDecoder._content_block_delta,
+    "content_block_start": AnthropicDecoder._content_block_start,
+    "content_block_stop": AnthropicDecoder._content_block_stop,
+    "message_start": AnthropicDecoder._message_start,
+    "message_delta": AnthropicDecoder._message_delta,
+    "message_stop": AnthropicDecoder._message_stop,
+    "error": AnthropicDecoder._error,
+}

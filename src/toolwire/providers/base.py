@@ -15,7 +15,7 @@ from toolwire.assemble import CallAssembler
 from toolwire.assemble.assembler import appends_plainly
 from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
 from toolwire.jsontext import dumps, json_type
-from toolwire.providers.envelope import Envelope, Role, learn_envelope
+from toolwire.providers.envelope import Envelope, Role, learn_envelope, padded_token
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
 from toolwire.sse import SSEDecoder, SSEMessage
@@ -133,31 +133,31 @@ class WireDecoder(ABC):
         )
 
 
+# delta messages a stream reads the slow way before it learns envelopes: learning one
+# costs about as much as reading a few messages, which a short stream never wins back
+# (``bench/bench_short_streams.py --break-even``)
+LEARN_AFTER = 2
+
 # envelopes a decoder may learn beyond the blocks they matched: a server that changes
 # its bytes every message (a random field, a per-message id) soon stops the learning
 _SPARE_LEARNINGS = 4
 
 
-def _never(block: bytes, pos: int) -> None:
-    """The padded ends of no envelope: nothing matches."""
-    return None
-
-
 def _unpack(
     envelope: Envelope | None,
-) -> tuple[bytes, bytes, int, int, Callable[[bytes, int], Any], bool, Role | None, int]:
+) -> tuple[bytes, bytes, int, int, bytes, bool, Role | None, int]:
     """An envelope's fields for the hot loop: its ends, the slice of its string token,
-    its padded-ends matcher, whether it holds arguments, its role, its slot."""
+    what its suffix holds before a padded last brace, whether it holds arguments, its role, its slot."""
     if envelope is None:
         # ends that hardly any block has, around an empty slice that never reads
-        return b"\0", b"\0", 0, 0, _never, False, None, -1
+        return b"\0", b"\0", 0, 0, b"", False, None, -1
     e = envelope
     return (
         e.prefix,
         e.suffix,
         e.start,
         e.stop,
-        e.padded,
+        e.core,
         e.role is Role.ARGUMENTS,
         e.role,
         e.slot,
@@ -181,6 +181,7 @@ class SSEWireDecoder(WireDecoder):
         self._hits = 0  # blocks read by their envelope
         self._learned = 0  # envelopes learned
         self._parsed = False  # fed parsed messages: no block to learn an envelope from
+        self._deltas = 0  # delta messages read the slow way
 
     def feed(self, data: bytes | str) -> None:
         sse = self._sse
@@ -192,16 +193,15 @@ class SSEWireDecoder(WireDecoder):
         room = -1  # the slot's text size: a delta this long or longer may be a snapshot
         envelope = self._envelope
         # the envelope's fields as locals: Envelope.read, inlined, is the hot path
-        prefix, suffix, start, stop, padded, arguments, role, slot = _unpack(envelope)
+        prefix, suffix, start, stop, core, arguments, role, slot = _unpack(envelope)
         for block in sse.feed_blocks(data):
             if block.startswith(prefix):
                 # Ends that overlap leave less than two bytes between them, and that
                 # does not read as a string; what reads at all is a str: it opens with "
                 if block.endswith(suffix):
                     token = block[start:stop]
-                else:  # the same ends but for the padding before the last brace
-                    found = padded(block, start + 1)
-                    token = b"" if found is None else block[start : found.end() + 1]
+                else:  # the same ends but for the padding around the last brace?
+                    token = padded_token(block, start, core)
                 try:
                     value = loads(token)
                 except orjson.JSONDecodeError:
@@ -236,7 +236,7 @@ class SSEWireDecoder(WireDecoder):
             self._read(block)
             if self._envelope is not envelope:
                 envelope = self._envelope
-                prefix, suffix, start, stop, padded, arguments, role, slot = _unpack(envelope)
+                prefix, suffix, start, stop, core, arguments, role, slot = _unpack(envelope)
         self._hits = hits + len(run)
         if run:
             sink.extend_arguments(run_slot, run)
@@ -247,7 +247,41 @@ class SSEWireDecoder(WireDecoder):
             self._read(block)
 
     def _read(self, block: bytes) -> None:
-        """Read a block the slow way; its decoder may ``learn`` the block's envelope."""
+        """Read a block the slow way; its decoder may ``learn`` the block's envelope.
+
+        A decoder that reads parsed JSON (``on_json``) gets the common block, one data
+        line holding a JSON object (after an ``event:`` line or not), parsed from its
+        bytes: orjson takes only valid UTF-8, so such a block holds no bytes to mark,
+        and the text of the message is decoded only if it is needed."""
+        if self.reads_json:
+            name = None
+            if block[:6] == b"data: ":
+                data = block[6:] if b"\n" not in block else b""
+            elif block[:7] == b"event: ":
+                end = block.find(b"\n")
+                data = block[end + 7 :] if block.startswith(b"data: ", end + 1) else b""
+                if b"\n" in data:
+                    data = b""
+                name = block[7:end]
+            else:
+                data = b""
+            if data[:1] == b"{":
+                try:
+                    value = orjson.loads(data)
+                except orjson.JSONDecodeError:
+                    pass  # the repair ladder, on the way below
+                else:
+                    if type(value) is dict:
+                        self._block = block
+                        self.repaired = False
+                        try:
+                            self.on_json(value, name, data)
+                        except Exception as exc:  # as ``dispatch``
+                            self.sink.error(
+                                f"could not interpret {self.format_name} message: {exc!r}",
+                                data.decode("utf-8", "replace"),
+                            )
+                        return
         message = self._sse.message(block)
         if message is None:
             return
@@ -274,8 +308,10 @@ class SSEWireDecoder(WireDecoder):
         """The message being read held nothing but ``value``, under ``key``, in the
         given role (and, for arguments, the call at ``slot``): remember its envelope.
         ``read`` takes the value out of the message's parsed JSON, as the decoder did."""
+        self._deltas += 1
         if (
-            self._learned > _SPARE_LEARNINGS + self._hits
+            self._deltas <= LEARN_AFTER
+            or self._learned > _SPARE_LEARNINGS + self._hits
             or self.sink.invalid_utf8 is not None
             or self._parsed
         ):
@@ -304,6 +340,14 @@ class SSEWireDecoder(WireDecoder):
 
     @abstractmethod
     def on_message(self, message: SSEMessage) -> None: ...
+
+    # a decoder that sets this reads the common block through ``on_json``
+    reads_json: ClassVar[bool] = False
+
+    def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
+        """A message whose one data line ``data`` is the JSON object ``value`` (read
+        without repair), after the line ``event: <event>`` if there was one."""
+        raise TypeError(f"the {self.format_name} decoder reads no parsed messages")
 
     def feed_value(self, value: dict[str, Any]) -> None:
         self._parsed = True

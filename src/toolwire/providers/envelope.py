@@ -37,43 +37,43 @@ class Role(IntEnum):
     REASONING = 2
 
 
-# a pattern that matches nothing: the padded ends of an envelope that takes no padding
-_NEVER = re.compile(rb"(?!)")
-
-
-def _unpadded(suffix: bytes) -> tuple[bytes, re.Pattern[bytes]]:
-    """A learned suffix without the spaces before and after its final ``}``, and the
-    pattern that finds, from just after the opening quote, the closing quote of a
-    string followed by that suffix padded anyhow (``_NEVER`` if it ends otherwise).
+def _unpadded(suffix: bytes) -> tuple[bytes, bytes]:
+    """A learned suffix without the spaces before and after its final ``}``, and what
+    comes before that brace (empty when the suffix ends otherwise: no padding is read).
     The spaces before the message's last brace lie between tokens: the brace closes the
     whole object, so every string and value ends before them."""
     trimmed = suffix.rstrip(b" \t")
-    if not trimmed.endswith(b"}") or len(trimmed) < 2:
-        return suffix, _NEVER
+    if not trimmed.endswith(b"}"):
+        return suffix, b""
     core = trimmed[:-1].rstrip(b" \t")
-    if len(core) < 1:  # the closing quote itself must stay: it ends the string
-        return suffix, _NEVER
-    # possessive: the body never gives back what it took, so a miss costs one pass
-    body = rb'[^"\\]*+(?:\\.[^"\\]*+)*+'
-    pattern = re.compile(body + b"(?=" + re.escape(core) + rb"[ \t]*\}[ \t]*\Z)", re.DOTALL)
-    return core + b"}", pattern
+    return core + b"}", core
+
+
+def padded_token(block: bytes, start: int, core: bytes) -> bytes:
+    """The bytes from ``start`` through the closing quote of a block that ends in
+    ``core``, spaces, ``}`` and spaces; empty (never a string) if it ends otherwise."""
+    end = block.rstrip(b" \t")
+    if end[-1:] != b"}":
+        return b""
+    end = end[:-1].rstrip(b" \t")
+    quote = len(end) - len(core)  # where the closing quote must be
+    if not core or quote <= start or not end.endswith(core):
+        return b""
+    return block[start : quote + 1]
 
 
 class Envelope:
     """The bytes of one message shape around its changing string."""
 
-    __slots__ = ("padded", "prefix", "role", "slot", "start", "stop", "suffix")
+    __slots__ = ("core", "prefix", "role", "slot", "start", "stop", "suffix")
 
     def __init__(self, prefix: bytes, suffix: bytes, role: Role, slot: int) -> None:
         self.prefix = prefix  # up to and including the string's opening quote
         # from the string's closing quote on, without padding before a final brace
-        self.suffix, padded = _unpadded(suffix)
+        self.suffix, self.core = _unpadded(suffix)
         # the string token's slice: from the opening quote through the closing one
         self.start = len(prefix) - 1
         self.stop = 1 - len(self.suffix)
-        # for a block whose end is padded otherwise: from just after the opening quote,
-        # its match ends at the closing quote
-        self.padded = padded.match
         self.role = role
         self.slot = slot  # the call's index, for ARGUMENTS
 
@@ -85,8 +85,7 @@ class Envelope:
             return None
         if block.endswith(self.suffix):
             return block[self.start : self.stop]
-        found = self.padded(block, self.start + 1)
-        return None if found is None else block[self.start : found.end() + 1]
+        return padded_token(block, self.start, self.core) or None
 
     def read(self, block: bytes) -> str | None:
         """The string in ``block`` if the block is this envelope around one, else None."""
