@@ -269,3 +269,62 @@ def test_text_read_by_envelope_reaches_a_text_format_extractor_the_same() -> Non
         assert results[0] == results[1]
         calls = results[0]["calls"]
         assert [c["arguments"] for c in calls] == [{"city": 'Oslo "x"'}, {"city": "B"}]
+
+
+def pad(data: bytes, spaces: list[int]) -> bytes:
+    """Each data line padded as Anthropic's API pads it: spaces before the object's
+    last brace (a varying number per message), and some after it."""
+    lines = data.split(b"\n")
+    n = 0
+    for i, line in enumerate(lines):
+        if line.startswith(b"data: {") and line.endswith(b"}"):
+            before, after = spaces[n % len(spaces)], spaces[(n + 1) % len(spaces)] % 3
+            lines[i] = line[:-1] + b" " * before + b"}" + b"\t " * after
+            n += 1
+    return b"\n".join(lines)
+
+
+def test_a_padded_envelope_reads_blocks_padded_otherwise() -> None:
+    envelope = learned(openai_block("x")[:-1] + b"       }", "x")
+    assert envelope.read(openai_block("Oslo")) == "Oslo"
+    assert envelope.read(openai_block("Oslo")[:-1] + b" }") == "Oslo"
+    assert envelope.read(openai_block("Oslo") + b"  \t") == "Oslo"
+    assert envelope.read(openai_block('"}  ')[:-1] + b"   }") == '"}  '
+    block = openai_block("x")
+    assert envelope.read(block[:-2] + b" }}") is None  # spaces elsewhere: other bytes
+    assert envelope.read(block[:-1] + b"  ") is None  # no last brace
+    assert envelope.read(envelope.prefix + b"  }") is None  # the ends overlap
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    STEPS,
+    st.lists(st.integers(0, 6000), max_size=12),
+    st.booleans(),
+    st.lists(st.integers(0, 9), min_size=1, max_size=5),
+)
+def test_padded_envelopes_change_nothing_but_the_grouping_of_deltas(
+    steps: list[tuple[int, str, int]], cuts: list[int], anthropic: bool, spaces: list[int]
+) -> None:
+    fmt, data = (
+        ("anthropic", anthropic_stream(steps))
+        if anthropic
+        else ("openai-chat", openai_stream(steps))
+    )
+    data = pad(data, spaces)
+    fast, fast_events = parse(data, cuts, fmt)
+    with no_envelopes():
+        slow, slow_events = parse(data, cuts, fmt)
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+
+
+def test_padded_anthropic_blocks_are_read_by_one_envelope() -> None:
+    steps = [(0, '{"city": "', 1)] + [(0, "Os", 1), (0, "lo", 1)] * 20 + [(0, '"}', 1)]
+    parser = StreamParser("anthropic", [WEATHER])
+    events = parser.feed(pad(anthropic_stream(steps), [7, 1, 0, 12, 3])) + parser.close()
+    decoder = parser._decoder
+    assert isinstance(decoder, SSEWireDecoder)
+    assert decoder._learned == 1
+    assert decoder._hits >= len(steps) - 3
+    assert StreamResult.collect(events).calls[0].arguments == {"city": "Oslo" * 20}

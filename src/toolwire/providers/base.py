@@ -136,7 +136,7 @@ class WireDecoder(ABC):
 # delta messages a stream reads the slow way before it learns envelopes: learning one
 # costs about as much as reading a few messages, which a short stream never wins back
 # (``bench/bench_short_streams.py --break-even``)
-LEARN_AFTER = 2
+LEARN_AFTER = 0
 
 # envelopes a decoder may learn beyond the blocks they matched: a server that changes
 # its bytes every message (a random field, a per-message id) soon stops the learning

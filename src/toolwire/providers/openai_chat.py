@@ -108,6 +108,13 @@ class OpenAIChatDecoder(SSEWireDecoder):
         if value is not None:
             self.on_chunk(value, data)
 
+    reads_json = True
+
+    def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
+        delta = _lone_delta(value)
+        if delta is None or not self._lone(delta):
+            self.on_chunk(value, data.decode())
+
     def on_value(self, value: dict[str, Any]) -> None:
         """A chunk from an SDK. The SDKs keep the terminal ``[DONE]`` to themselves,
         so a finish reason is the end a stream of objects shows."""
