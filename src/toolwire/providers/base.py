@@ -147,7 +147,8 @@ def _unpack(
     envelope: Envelope | None,
 ) -> tuple[bytes, bytes, int, int, bytes, bool, Role | None, int]:
     """An envelope's fields for the hot loop: its ends, the slice of its string token,
-    what its suffix holds before a padded last brace, whether it holds arguments, its role, its slot."""
+    what its suffix holds before a padded last brace, whether it holds arguments,
+    its role, its slot."""
     if envelope is None:
         # ends that hardly any block has, around an empty slice that never reads
         return b"\0", b"\0", 0, 0, b"", False, None, -1
