@@ -16,18 +16,31 @@ _TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 def anthropic_usage(usage: dict[str, Any], previous: Usage | None = None) -> Usage:
     """Anthropic reports input tokens at message_start and output tokens (cumulative)
     at message_delta; merge what each says."""
-
-    def pick(key: str, old: int | None) -> int | None:
-        value = usage.get(key)
-        return value if isinstance(value, int) else old
-
     prev = previous or Usage()
-    return Usage(
-        input_tokens=pick("input_tokens", prev.input_tokens),
-        output_tokens=pick("output_tokens", prev.output_tokens),
-        cache_read_tokens=pick("cache_read_input_tokens", prev.cache_read_tokens),
-        cache_write_tokens=pick("cache_creation_input_tokens", prev.cache_write_tokens),
+    new = [usage.get(key) for key in _USAGE_KEYS]
+    old = (
+        prev.input_tokens,
+        prev.output_tokens,
+        prev.cache_read_tokens,
+        prev.cache_write_tokens,
     )
+    # a count the message leaves out (or sends as something else) keeps the last one
+    merged = [n if isinstance(n, int) else o for n, o in zip(new, old, strict=True)]
+    return Usage(
+        input_tokens=merged[0],
+        output_tokens=merged[1],
+        cache_read_tokens=merged[2],
+        cache_write_tokens=merged[3],
+    )
+
+
+# the wire's names of Usage's first four counts, in their order
+_USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
 
 
 # how each delta's string is read from a parsed event (for envelope learning)
@@ -72,7 +85,10 @@ class AnthropicDecoder(SSEWireDecoder):
         kind = value.get("type")
         if not kind and event is not None:
             kind = event.decode("utf-8", "replace")
-        self.on_event(kind, value, data.decode())
+        if type(kind) is str:  # ``on_event``, inlined: this is every message's way
+            handler = _HANDLERS.get(kind)
+            if handler is not None:
+                handler(self, value, data.decode())
 
     def on_value(self, value: dict[str, Any]) -> None:
         kind = value.get("type")
