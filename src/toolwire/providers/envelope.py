@@ -125,21 +125,21 @@ def learn_envelope(
     there reads back as ``value``, and ``read`` (how the decoder took ``value`` out of
     the parsed data) finds a probe put in that string's place: the key may also have
     been written with escapes, or twice, and then the bytes found are another member."""
-    pattern = _key_pattern(key)
-    found = pattern.findall(block)
-    if len(found) != 1:
+    found = _key_pattern(key).finditer(block)
+    match = next(found, None)
+    if match is None or next(found, None) is not None:
         return None  # a key that occurs twice could be read from the wrong place
-    match = pattern.search(block)
     last_line = block.rfind(b"\n") + 1
     if (
-        match is None
-        or match.start() < last_line
+        match.start() < last_line
         or block[last_line : last_line + 5] != b"data:"
         or (block.startswith(b"data") and last_line > 0)
         or b"\ndata" in block[: last_line - 1]
     ):
         return None  # the string must sit in the only data line
-    if any(line.startswith((b"id", b"retry")) for line in block[:last_line].split(b"\n")):
+    if last_line and any(
+        line.startswith((b"id", b"retry")) for line in block[:last_line].split(b"\n")
+    ):
         return None  # reading the block sets state (last event id, retry) to keep current
     start = match.end() - 1
     body = _STRING_BODY.match(block, start + 1)
