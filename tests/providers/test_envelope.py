@@ -195,6 +195,28 @@ STEPS = st.lists(
 )
 
 
+def assert_envelopes_change_nothing(
+    steps: list[tuple[int, str, int]],
+    cuts: list[int],
+    anthropic: bool,
+    spaces: tuple[int, ...] | list[int] = (),
+) -> None:
+    """The stream of ``steps`` (its messages padded by ``spaces`` if any), cut at
+    ``cuts``, reads the same with and without envelopes."""
+    fmt, data = (
+        ("anthropic", anthropic_stream(steps))
+        if anthropic
+        else ("openai-chat", openai_stream(steps))
+    )
+    if spaces:
+        data = pad(data, spaces)
+    fast, fast_events = parse(data, cuts, fmt)
+    with no_envelopes():
+        slow, slow_events = parse(data, cuts, fmt)
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+
+
 # a second value opened after a whole one (F3), and a snapshot repeating the text (F7)
 SECOND_VALUE = [(0, '{"city": "', 1), (0, "Os", 1), (0, '"}', 1), (0, "{", 1), (0, "}", 1)]
 SPACED_VALUE = [(0, '{"city": "Oslo"}', 1), (0, ' {"city":"B"}', 1)]
@@ -212,16 +234,7 @@ SNAPSHOT = [(0, "{", 1), (0, '"city": "', 1), (0, "lo", 1), (0, '{"city": "lo', 
 def test_envelopes_change_nothing_but_the_grouping_of_deltas(
     steps: list[tuple[int, str, int]], cuts: list[int], anthropic: bool
 ) -> None:
-    fmt, data = (
-        ("anthropic", anthropic_stream(steps))
-        if anthropic
-        else ("openai-chat", openai_stream(steps))
-    )
-    fast, fast_events = parse(data, cuts, fmt)
-    with no_envelopes():
-        slow, slow_events = parse(data, cuts, fmt)
-    assert fast.to_dict() == slow.to_dict()
-    assert streamed_text(fast_events) == streamed_text(slow_events)
+    assert_envelopes_change_nothing(steps, cuts, anthropic)
 
 
 def test_envelopes_are_used_and_coalesce_argument_deltas() -> None:
@@ -271,7 +284,7 @@ def test_text_read_by_envelope_reaches_a_text_format_extractor_the_same() -> Non
         assert [c["arguments"] for c in calls] == [{"city": 'Oslo "x"'}, {"city": "B"}]
 
 
-def pad(data: bytes, spaces: list[int]) -> bytes:
+def pad(data: bytes, spaces: tuple[int, ...] | list[int]) -> bytes:
     """Each data line padded as Anthropic's API pads it: spaces before the object's
     last brace (a varying number per message), and some after it."""
     lines = data.split(b"\n")
@@ -306,17 +319,7 @@ def test_a_padded_envelope_reads_blocks_padded_otherwise() -> None:
 def test_padded_envelopes_change_nothing_but_the_grouping_of_deltas(
     steps: list[tuple[int, str, int]], cuts: list[int], anthropic: bool, spaces: list[int]
 ) -> None:
-    fmt, data = (
-        ("anthropic", anthropic_stream(steps))
-        if anthropic
-        else ("openai-chat", openai_stream(steps))
-    )
-    data = pad(data, spaces)
-    fast, fast_events = parse(data, cuts, fmt)
-    with no_envelopes():
-        slow, slow_events = parse(data, cuts, fmt)
-    assert fast.to_dict() == slow.to_dict()
-    assert streamed_text(fast_events) == streamed_text(slow_events)
+    assert_envelopes_change_nothing(steps, cuts, anthropic, spaces)
 
 
 def test_padded_anthropic_blocks_are_read_by_one_envelope() -> None:
