@@ -133,9 +133,9 @@ class WireDecoder(ABC):
         )
 
 
-# delta messages a stream reads the slow way before it learns envelopes: learning one
-# costs about as much as reading a few messages, which a short stream never wins back
-# (``bench/bench_short_streams.py --break-even``)
+# delta messages a stream reads the slow way before it learns envelopes. None: learning
+# pays from 5-8 messages of one shape, and putting it off made the real captures
+# dearer (``bench/bench_short_streams.py --break-even`` sets it to compare)
 LEARN_AFTER = 0
 
 # envelopes a decoder may learn beyond the blocks they matched: a server that changes
