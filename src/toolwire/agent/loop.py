@@ -63,6 +63,7 @@ from toolwire.events import (
 )
 from toolwire.parser import StreamParser
 from toolwire.providers.tooldefs import to_openai_tool
+from toolwire.spec import ToolSpec
 from toolwire.tools.base import Tool
 
 # the stop for an answer without calls, by the way the answer ended
@@ -152,6 +153,7 @@ class Agent:
         self.request = dict(request or {})  # more request fields (temperature, max_tokens…)
         self.approver = approver  # asked about calls the engine's policies hold
         self.last_result: RunResult | None = None
+        self._declared: tuple[list[ToolSpec], list[dict[str, Any]]] | None = None
 
     async def run(
         self,
@@ -292,6 +294,13 @@ class Agent:
         run_span.finish(stop=result.stop, usage=result.usage, error=result.error)
         yield RunFinished(result)
 
+    def _tool_definitions(self, specs: list[ToolSpec]) -> list[dict[str, Any]]:
+        """The tools as the request declares them, made again only when the registry's
+        specs changed (a list of the same spec objects compares equal at once)."""
+        if self._declared is None or self._declared[0] != specs:
+            self._declared = (specs, [to_openai_tool(spec) for spec in specs])
+        return self._declared[1]
+
     def _model(self) -> str:
         return str(self.client.model or self.request.get("model", "model"))
 
@@ -358,7 +367,7 @@ class Agent:
             "stream": True,
         }
         if specs:
-            body["tools"] = [to_openai_tool(spec) for spec in specs]
+            body["tools"] = self._tool_definitions(specs)
         prepared = self.client.prepare(body, "openai-chat", stream=True)
         names = prepared.names  # names the wire refuses went out changed: read them so
         wire_specs = names.wire_specs(specs) if names is not None else specs

@@ -5,7 +5,9 @@ last byte, with the usage and finish reasons read from the answer. The gateway m
 one per relayed request, the conversation loop one per turn (inside an
 ``invoke_agent toolwire`` span for the run, so that the turn's ``execute_tool``
 spans from ``OTelSink`` sit under the same run). Without ``opentelemetry-api``
-installed, or with no tracer provider configured, the spans cost next to nothing.
+installed, or with no tracer provider configured (given or set globally), no span is
+made at all: the API's default spans record nothing, and making them each turn costs
+the loop more than the rest of its bookkeeping.
 
 ``configure_tracing`` sets a tracer provider that exports OTLP over HTTP (needs
 ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-http``, the ``otel``
@@ -43,6 +45,19 @@ def _trace() -> Any:
     except ImportError:
         return None
     return trace
+
+
+def _tracer(tracer_provider: Any) -> tuple[Any, Any] | None:
+    """The API module and a tracer, or None when no span would be recorded: without
+    the API, or when neither ``tracer_provider`` nor a global provider is set. The
+    global one is looked up each time, so a provider set later is used at once."""
+    trace = _trace()
+    if trace is None:
+        return None
+    provider = tracer_provider or trace.get_tracer_provider()
+    if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+        return None
+    return trace, provider.get_tracer("toolwire")
 
 
 def endpoint_from_env() -> str | None:
@@ -90,10 +105,10 @@ class ChatSpan:
     ) -> None:
         """``parent``: the trace context to nest under (an ``AgentSpan.context``)."""
         self._span: Any = None
-        trace = _trace()
-        if trace is None:
+        found = _tracer(tracer_provider)
+        if found is None:
             return
-        tracer = trace.get_tracer("toolwire", tracer_provider=tracer_provider)
+        trace, tracer = found
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": _PROVIDERS.get(wire, wire),
@@ -158,10 +173,10 @@ class AgentSpan:
         self._span: Any = None
         self.context: Any = None
         self._task_id = task_id
-        trace = _trace()
-        if trace is None:
+        found = _tracer(tracer_provider)
+        if found is None:
             return
-        tracer = trace.get_tracer("toolwire", tracer_provider=tracer_provider)
+        trace, tracer = found
         attributes = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": "toolwire",
