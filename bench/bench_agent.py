@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "src"))
 
-from toolwire.agent import Agent, TurnFinished
+from toolwire.agent import Agent, RunResult, TurnFinished
 from toolwire.audit import SQLiteSink
 from toolwire.client import ModelClient, RetryPolicy
 from toolwire.engine import ToolEngine
@@ -94,39 +94,61 @@ async def agent_turns(agent: Agent, turns: int) -> float:
     return (marks[-1] - marks[0]) / turns
 
 
-async def parts(
-    engine: ToolEngine, client: ModelClient, fmt: str, turns: int, last: dict[str, Any]
-) -> tuple[float, float, float]:
-    """CPU seconds of the parts of one turn on their own: 4 calls through the engine,
-    the parser on one answer's bytes, one HTTP exchange (the last tool turn's request
-    and its answer) without parsing."""
+async def engine_part(engine: ToolEngine, turns: int) -> None:
+    """The engine's share of ``turns`` turns: 4 calls through ``execute_many``."""
     calls = [
         ToolCall(f"call_{i}", "noop", {"path": f"src/module_{i}.py", "line": 1}, "", "complete")
         for i in range(CALLS)
     ]
     task = engine.start_task()
-    t0 = CLOCK()
     for turn in range(turns):
         await engine.execute_many(calls, task_id=task, turn=turn + 1)
-    engine_s = (CLOCK() - t0) / turns
+
+
+def parser_part(engine: ToolEngine, fmt: str, turns: int) -> None:
+    """The parser's share of ``turns`` turns: one answer's bytes, fed as they came."""
     chunks = answers(fmt, turns)[0].chunks
     specs = engine.registry.specs()
-    t0 = CLOCK()
     for _ in range(turns):
         parser = StreamParser(fmt, specs)
         for chunk in chunks:
             parser.feed(chunk)
         parser.close()
-    parse_s = (CLOCK() - t0) / turns
+
+
+async def http_part(client: ModelClient, last: dict[str, Any], turns: int) -> None:
+    """The HTTP share of ``turns`` turns: the last tool turn's request sent and its
+    answer read, without parsing."""
     prepared = client.prepare(last, "openai-chat", stream=True)
-    t0 = CLOCK()
     for _ in range(turns):
         response = await client.open(prepared)
         async for _chunk in response.iter_bytes():
             pass
         await response.aclose()
+
+
+async def parts(
+    engine: ToolEngine, client: ModelClient, fmt: str, turns: int, last: dict[str, Any]
+) -> tuple[float, float, float]:
+    """CPU seconds per turn of the parts of one turn on their own."""
+    t0 = CLOCK()
+    await engine_part(engine, turns)
+    engine_s = (CLOCK() - t0) / turns
+    t0 = CLOCK()
+    parser_part(engine, fmt, turns)
+    parse_s = (CLOCK() - t0) / turns
+    t0 = CLOCK()
+    await http_part(client, last, turns)
     http_s = (CLOCK() - t0) / turns
     return engine_s, parse_s, http_s
+
+
+def last_request(result: RunResult, turns: int) -> dict[str, Any]:
+    """The request of the last tool turn (answered with calls, as the turns are): the
+    history without the last turn's calls, results and the final text."""
+    history = result.messages[: -(2 + CALLS)]
+    assert tool_results({"messages": history}) == CALLS * (turns - 1)
+    return {"model": "m", "messages": history, "stream": True}
 
 
 async def bench(port: int, fmt: str, rounds: int, turns: int) -> None:
@@ -137,12 +159,7 @@ async def bench(port: int, fmt: str, rounds: int, turns: int) -> None:
         engine = ToolEngine([tool(noop)], sinks=[sink])
         client = ModelClient(fmt, base, model="m", retry=RetryPolicy(attempts=1))
         agent = Agent(client, engine, max_turns=turns + 1)
-        result = await agent.run("warm up")
-        # the request of the last tool turn (answered with calls, as the turns are):
-        # the history without the last turn's calls, results and the final text
-        history = result.messages[: -(2 + CALLS)]
-        assert tool_results({"messages": history}) == CALLS * (turns - 1)
-        last = {"model": "m", "messages": history, "stream": True}
+        last = last_request(await agent.run("warm up"), turns)
         for _ in range(rounds):
             turn = await agent_turns(agent, turns)
             engine_s, parse_s, http_s = await parts(engine, client, fmt, turns, last)
