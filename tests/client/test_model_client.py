@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import gzip
 import time
 from collections.abc import Iterator
 
@@ -129,3 +131,36 @@ async def test_a_drop_mid_stream_is_reported_not_taken_for_the_end(
 def test_unsupported_wire_is_refused_up_front() -> None:
     with pytest.raises(ValueError, match="no upstream client"):
         ModelClient("grpc", "http://127.0.0.1:1/v1")
+
+
+async def test_a_content_coded_answer_is_read_decoded() -> None:
+    """The client reads an uncoded body raw (fewer layers per chunk); a gzip-coded one
+    must still come out decoded."""
+    body = b'data: {"choices": []}\n\n' * 50 + b"data: [DONE]\n\n"
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":")[1])
+            for line in head.lower().split(b"\r\n")
+            if line.startswith(b"content-length:")
+        )
+        await reader.readexactly(length)
+        coded = gzip.compress(body)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: gzip\r\n"
+            + f"content-length: {len(coded)}\r\n\r\n".encode()
+            + coded
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    client = ModelClient("openai-chat", f"http://127.0.0.1:{port}/v1", retry=FAST)
+    try:
+        assert await read_all(client, {"model": "m", "stream": True}, "openai-chat") == body
+    finally:
+        await client.aclose()
+        server.close()
+        await server.wait_closed()
