@@ -105,7 +105,7 @@ def main() -> None:
     if opts.part:
         serve_and_run(opts.part, opts.runs)
         return
-    few, many = 2, 12
+    few, many = 1, 6
     per_turn: dict[str, float] = {}
     for part in opts.parts.split(","):
         low, high = measure(part, few), measure(part, many)
