@@ -590,6 +590,11 @@ class TextScanner:
         ``unreadable``: why ``value``, raw text, could not be read (the call is then
         invalid, never repaired or taken for a cut-off); ``raw``: with an object for
         ``value``, the text it was read from as sent (its raw arguments)."""
+        if id is None and not unreadable and isinstance(value, str):
+            index = self._next_index
+            if self.sink.whole_call(index, name, value, repairs):
+                self._next_index += 1
+                return
         index = self.begin_call(name, id, repairs=repairs)
         if unreadable:
             self.sink.tool(index, None, None, None, unreadable=unreadable)
