@@ -110,13 +110,24 @@ def shared_markers(*markers: str) -> Markers:
     return _shared_markers(tuple(sorted(set(markers))))
 
 
-@cache
+_FamilyMarkers = tuple[frozenset[str], Markers | None, Markers | None]
+_FAMILY_MARKERS: dict[tuple[type[TextScanner], bool, bool], _FamilyMarkers] = {}
+
+
 def _family_markers(
     family: type[TextScanner], tools: bool, calls_in_reasoning: bool
-) -> tuple[frozenset[str], Markers | None, Markers | None]:
+) -> _FamilyMarkers:
     """A family's markers (they depend on its class attributes, on whether tools are
     declared and on ``calls_in_reasoning`` only), worked out once: a parser is set up
     for every response. The loose openers, the markers in text, those in reasoning."""
+    key = (family, tools, calls_in_reasoning)
+    found = _FAMILY_MARKERS.get(key)
+    if found is None:
+        found = _FAMILY_MARKERS[key] = _markers_of(family, tools, calls_in_reasoning)
+    return found
+
+
+def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool) -> _FamilyMarkers:
     think = family.THINK or ()
     taken = {*family.START, *family.STRAY, *think}
     loose = frozenset(o for o in family.LOOSE if o not in taken) if tools else frozenset()
