@@ -19,6 +19,7 @@ from toolwire.events import CallStatus, ToolCall
 from toolwire.jsontext import json_cut_short
 from toolwire.names import resolve_tool_name, unknown_tool_message
 from toolwire.repair import partial_value, repair_json
+from toolwire.repair.strict import strict_json
 from toolwire.schemacheck import compile_check
 from toolwire.spec import ToolSpec
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
@@ -190,6 +191,17 @@ class CallFinisher:
     ) -> ToolCall:
         """Finish one call. ``value`` is given when the wire carried an object (F10).
         ``unreadable``: the decoder already found the arguments unreadable, and why."""
+        if (
+            value is NOT_GIVEN
+            and not truncated
+            and not unreadable
+            and not repairs
+            and not errors
+            and name in self.tools
+        ):
+            quick = self._as_sent(id, name, raw_arguments, slot)
+            if quick is not None:
+                return quick
         done: list[str] = list(repairs)
         problems: list[str] = list(errors)
         final_name = name
@@ -268,3 +280,22 @@ class CallFinisher:
         if problems:
             return make("invalid", value, None)
         return make("repaired" if done else "complete", value, None)
+
+    def _as_sent(self, id: str | None, name: str, raw: str, slot: int) -> ToolCall | None:
+        """The usual call, finished without the repair machinery: a declared tool's
+        exact name and arguments that are strict JSON (nothing renamed, see
+        ``strict_json``) already fitting the schema. The answer ``finish`` would give
+        (see ``tests/test_finish_fast_path.py``), or None when the call needs the full
+        path."""
+        ok, value, changed = strict_json(raw)
+        if not ok or changed or not self.accepts_as_sent(name, value):
+            return None
+        return ToolCall(
+            id=id,
+            name=name,
+            arguments=value,
+            raw_arguments=raw,
+            status="complete",
+            name_as_sent=name,
+            slot=slot,
+        )

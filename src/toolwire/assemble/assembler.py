@@ -306,6 +306,35 @@ class CallAssembler:
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, text))
 
+    def whole_call(
+        self, index: int, name: str | None, arguments: str, repairs: Iterable[str] = ()
+    ) -> bool:
+        """A delimited call read whole at once (text fed whole): what ``tool`` with its
+        name, ``tool`` with its argument text and ``close_call`` would do, in one step.
+        Returns False, having done nothing, where that sequence needs routing decisions
+        (an index already in use, text not yet free of the invalid-UTF-8 marker)."""
+        if self.invalid_utf8 is not None:
+            return False
+        held = self._by_index.get(index)
+        if held is not None and not held.closed:
+            return False
+        slot = self._new_slot(index, None)
+        slot.snapshots = False
+        slot.delimited = True
+        slot.repairs.extend(repairs)
+        if isinstance(name, str) and name:
+            slot.name = name
+            slot.started_event = True
+            self.events.append(CallStarted(slot.number, None, name))
+        if arguments:
+            slot.parts.append(arguments)
+            slot.size = len(arguments)
+            if slot.started_event:
+                self.events.append(ArgumentsDelta(slot.number, arguments))
+        slot.closed = True
+        self._finish_slot(slot, truncated=False)
+        return True
+
     def fast_arguments(self, index: int, text: str) -> bool:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""

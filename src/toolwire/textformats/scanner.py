@@ -110,6 +110,35 @@ def shared_markers(*markers: str) -> Markers:
     return _shared_markers(tuple(sorted(set(markers))))
 
 
+_FamilyMarkers = tuple[frozenset[str], Markers | None, Markers | None]
+_FAMILY_MARKERS: dict[tuple[type[TextScanner], bool, bool], _FamilyMarkers] = {}
+
+
+def _family_markers(
+    family: type[TextScanner], tools: bool, calls_in_reasoning: bool
+) -> _FamilyMarkers:
+    """A family's markers (they depend on its class attributes, on whether tools are
+    declared and on ``calls_in_reasoning`` only), worked out once: a parser is set up
+    for every response. The loose openers, the markers in text, those in reasoning."""
+    key = (family, tools, calls_in_reasoning)
+    found = _FAMILY_MARKERS.get(key)
+    if found is None:
+        found = _FAMILY_MARKERS[key] = _markers_of(family, tools, calls_in_reasoning)
+    return found
+
+
+def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool) -> _FamilyMarkers:
+    think = family.THINK or ()
+    taken = {*family.START, *family.STRAY, *think}
+    loose = frozenset(o for o in family.LOOSE if o not in taken) if tools else frozenset()
+    text = shared_markers(*taken, *loose) if (taken or loose) else None
+    reason = None
+    if family.THINK is not None:
+        extra = family.START if calls_in_reasoning else ()
+        reason = shared_markers(family.THINK[1], *extra)
+    return loose, text, reason
+
+
 class MarkupCall:
     """The parameters of a call written as tags, and what its markup held that was
     not read: text between (or inside) its tags other than whitespace (``gap`` is an
@@ -231,17 +260,11 @@ class TextScanner:
     # -- driving the grammar ----------------------------------------------------
 
     def _build_markers(self) -> None:
-        think = self.THINK or ()
-        taken = {*self.START, *self.STRAY, *think}
-        self._loose = (
-            frozenset(o for o in self.LOOSE if o not in taken) if self.tools else frozenset()
+        self._loose, self._text_markers, reason = _family_markers(
+            type(self), bool(self.tools), self.calls_in_reasoning
         )
-        self._text_markers = (
-            shared_markers(*taken, *self._loose) if (taken or self._loose) else None
-        )
-        if self.THINK is not None:
-            extra = self.START if self.calls_in_reasoning else ()
-            self._reason_markers = shared_markers(self.THINK[1], *extra)
+        if reason is not None:
+            self._reason_markers = reason
 
     def _start(self) -> None:
         self._gen = self.run()
@@ -590,6 +613,11 @@ class TextScanner:
         ``unreadable``: why ``value``, raw text, could not be read (the call is then
         invalid, never repaired or taken for a cut-off); ``raw``: with an object for
         ``value``, the text it was read from as sent (its raw arguments)."""
+        if id is None and not unreadable and isinstance(value, str):
+            index = self._next_index
+            if self.sink.whole_call(index, name, value, repairs):
+                self._next_index += 1
+                return
         index = self.begin_call(name, id, repairs=repairs)
         if unreadable:
             self.sink.tool(index, None, None, None, unreadable=unreadable)
