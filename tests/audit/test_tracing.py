@@ -333,3 +333,21 @@ def test_an_upstream_password_reaches_neither_the_client_nor_the_span(
     assert "hunter2secret" not in got.text
     (chat,) = (s for s in spans.get_finished_spans() if s.name == "chat m")
     assert chat.status.description and "hunter2secret" not in chat.status.description
+
+
+def test_a_run_that_fails_ends_its_agent_span_with_the_error(spans: InMemorySpanExporter) -> None:
+    """Found in review: a run ended by an exception other than a cancellation (here a
+    history the Anthropic translation refuses) left its span open for ever."""
+    from toolwire.audit import tracing
+
+    async def run() -> None:
+        client = ModelClient("anthropic", "http://127.0.0.1:9", model="m")
+        with pytest.raises(ValueError):
+            await Agent(client, ToolEngine([])).run(None, history=[{"role": "user", "content": 5}])
+        await client.aclose()
+
+    anyio.run(run)
+    (run_span,) = (s for s in spans.get_finished_spans() if s.name == "invoke_agent toolwire")
+    assert attrs(run_span)["toolwire.stop"] == "error"
+    assert run_span.status.status_code == trace.StatusCode.ERROR
+    assert tracing._RUNS == {}

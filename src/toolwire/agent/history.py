@@ -40,8 +40,10 @@ def start_messages(
 
 
 def check_history(messages: Sequence[Any]) -> None:
-    """Raise ValueError unless every call has exactly one reply, before the next turn."""
+    """Raise ValueError unless every call has an id of its own in the conversation and
+    exactly one reply, before the next turn."""
     waiting: list[str] = []
+    seen: set[str] = set()
     for at, message in enumerate(messages):
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             raise ValueError(f"history message {at} is not a Chat message object")
@@ -55,7 +57,15 @@ def check_history(messages: Sequence[Any]) -> None:
         if waiting:
             raise ValueError(f"history message {at}: calls without a reply: {', '.join(waiting)}")
         if role == "assistant":
-            waiting = [str(c.get("id")) for c in message.get("tool_calls") or []]
+            calls = message.get("tool_calls") or []
+            if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
+                raise ValueError(f"history message {at}: tool_calls is not a list of objects")
+            waiting = [str(c.get("id")) for c in calls]
+            repeated = sorted({i for i in waiting if i in seen or waiting.count(i) > 1})
+            if repeated:
+                twice = ", ".join(repeated)
+                raise ValueError(f"history message {at}: call ids used twice: {twice}")
+            seen.update(waiting)
     if waiting:
         raise ValueError(f"the history ends with calls without a reply: {', '.join(waiting)}")
 
@@ -77,7 +87,11 @@ def unique_ids(calls: list[ToolCall], turn: int, taken: set[str]) -> list[ToolCa
     out: list[ToolCall] = []
     for n, call in enumerate(calls):
         if not call.id or call.id in taken:
-            call = dataclasses.replace(call, id=f"{call.id or 'call'}_t{turn}_{n}")
+            fresh = f"{call.id or 'call'}_t{turn}_{n}"
+            again = 1
+            while fresh in taken:  # the model may have sent that very id before
+                fresh, again = f"{call.id or 'call'}_t{turn}_{n}_{again}", again + 1
+            call = dataclasses.replace(call, id=fresh)
         taken.add(call.id or "")
         out.append(call)
     return out

@@ -138,6 +138,17 @@ class Agent:
             engine = ToolEngine(tools)
         elif tools:
             raise ValueError("give tools or an engine, not both")
+        limits = {
+            "max_turns": max_turns,
+            "max_tool_calls": max_tool_calls,
+            "max_input_tokens": max_input_tokens,
+            "max_output_tokens": max_output_tokens,
+            "max_total_tokens": max_total_tokens,
+            "invalid_retries": invalid_retries,
+        }
+        for name, value in limits.items():
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must not be negative, got {value}")
         self.client = client
         self.engine = engine
         self.system = system
@@ -291,6 +302,9 @@ class Agent:
             result.stop = "cancelled"
             run_span.finish(stop=result.stop, usage=result.usage)
             raise
+        except BaseException as exc:  # a request that cannot be built, a bug: the span ends
+            run_span.finish(stop="error", usage=result.usage, error=f"{type(exc).__name__}: {exc}")
+            raise
         run_span.finish(stop=result.stop, usage=result.usage, error=result.error)
         yield RunFinished(result)
 
@@ -319,7 +333,7 @@ class Agent:
                 return stop, f"the run's budget of {budget} {kind} tokens is spent ({used})", 0
         if self.max_tool_calls is not None and ran + calls > self.max_tool_calls:
             why = f"the run's limit of {self.max_tool_calls} tool calls is reached"
-            return "max_tool_calls", why, self.max_tool_calls - ran
+            return "max_tool_calls", why, max(0, self.max_tool_calls - ran)
         return None, "", calls
 
     def _record_extra(self, usage: Usage | None) -> dict[str, Any]:
