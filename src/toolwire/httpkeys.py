@@ -11,6 +11,20 @@ from collections.abc import Mapping, Sequence
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
+def keys_problem(keys: Sequence[str], host: str | None = None, *, what: str = "key") -> str | None:
+    """Why a server cannot use ``keys`` (or, given ``host``, listen there with them), or
+    None. An empty key would match a request that carries none; without keys a server
+    answers anyone who reaches it, so it listens on loopback only."""
+    if any(not key.strip() for key in keys):
+        return f"a {what} is empty: every key needs characters"
+    if host is not None and not keys and host not in LOOPBACK_HOSTS:
+        return (
+            f"refusing to listen on {host} without a {what} "
+            "(give --api-key, or listen on 127.0.0.1)"
+        )
+    return None
+
+
 def key_index(headers: Mapping[str, str], keys: Sequence[bytes]) -> int | None:
     """Which of ``keys`` the request carries (``x-api-key`` or ``Bearer``), or None."""
     given = headers.get("x-api-key", "")

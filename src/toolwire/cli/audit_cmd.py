@@ -155,13 +155,12 @@ def serve_page(
     """Serve the audit page: calls per model by status over time, repair kinds per
     model, truncations held back, tokens per solved task, the slowest tools, the
     latest invalid and truncated calls. Its data is JSON at /api/dashboard."""
-    from toolwire.httpkeys import LOOPBACK_HOSTS
+    from toolwire.httpkeys import keys_problem
 
     keys = tuple(api_key or ())
-    if any(not key.strip() for key in keys):
-        fail("--api-key: a key is empty; every key needs characters")
-    if not keys and host not in LOOPBACK_HOSTS:
-        fail(f"refusing to serve {host} without a key (give --api-key, or use 127.0.0.1)")
+    problem = keys_problem(keys, host)
+    if problem is not None:
+        fail(problem)
     path = db or default_location()
     try:
         read_audit(path)  # fail now, in one line, rather than on the page

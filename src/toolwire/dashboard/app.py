@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from toolwire.audit.record import ExecutionRecord, TaskRecord
 from toolwire.dashboard.data import TimeRange, dashboard
-from toolwire.httpkeys import key_index
+from toolwire.httpkeys import key_index, keys_problem
 
 ASSETS = {
     "app.js": "text/javascript; charset=utf-8",
@@ -74,8 +74,9 @@ def _time_range(request: Request) -> TimeRange | str | None:
 
 def create_dashboard_app(read: Reader, *, keys: Sequence[str] = ()) -> Starlette:
     """The page over what ``read`` returns (e.g. ``lambda: read_audit(path)``)."""
-    if any(not key.strip() for key in keys):
-        raise ValueError("a key is empty: every key needs characters")
+    problem = keys_problem(keys)
+    if problem is not None:
+        raise ValueError(problem)
     secrets = [key.encode() for key in keys]
 
     def allowed(request: Request) -> bool:

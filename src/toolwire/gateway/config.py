@@ -20,7 +20,7 @@ from typing import Any
 from toolwire.audit.sinks import AuditSink
 from toolwire.client import ClientTimeouts, RetryPolicy
 from toolwire.gateway.limits import KeyLimits
-from toolwire.httpkeys import LOOPBACK_HOSTS
+from toolwire.httpkeys import keys_problem
 from toolwire.textformats import FAMILIES
 
 DEFAULT_UPSTREAM_KEY_ENV = "TOOLWIRE_UPSTREAM_API_KEY"
@@ -88,8 +88,9 @@ class GatewayConfig:
                 raise ConfigError(f"alias {pattern!r} names no configured model {target!r}")
         if self.upstream_url is None and not self.routes:
             raise ConfigError("no upstream: give an upstream URL or configure models")
-        if any(not key.strip() for key in self.api_keys):
-            raise ConfigError("a gateway key is empty: every key needs characters")
+        problem = keys_problem(self.api_keys, what="gateway key")
+        if problem is not None:
+            raise ConfigError(problem)
 
     @property
     def default_route(self) -> ModelRoute | None:
@@ -130,11 +131,9 @@ class GatewayConfig:
 
     def check_listen(self, host: str) -> None:
         """Without keys the gateway answers anyone who reaches it: loopback only."""
-        if not self.api_keys and host not in LOOPBACK_HOSTS:
-            raise ConfigError(
-                f"refusing to listen on {host} without a gateway key "
-                "(give --api-key, or listen on 127.0.0.1)"
-            )
+        problem = keys_problem(self.api_keys, host, what="gateway key")
+        if problem is not None:
+            raise ConfigError(problem)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from toolwire.audit.sinks import AuditSink
 from toolwire.audit.sqlite import SQLiteSink
 from toolwire.engine.engine import ToolEngine
 from toolwire.engine.policy import Policy
-from toolwire.httpkeys import LOOPBACK_HOSTS, has_key
+from toolwire.httpkeys import has_key, keys_problem
 from toolwire.mcpfront.front import MCPFront
 from toolwire.mcpfront.stdio import front_stdio
 from toolwire.tools.base import Tool
@@ -35,14 +35,7 @@ class HTTPListen:
 
     def problem(self) -> str | None:
         """Why this cannot be served, or None."""
-        if any(not key.strip() for key in self.api_keys):
-            return "--api-key: a key is empty; every key needs characters"
-        if not self.api_keys and self.host not in LOOPBACK_HOSTS:
-            return (
-                f"refusing to listen on {self.host} without a key "
-                "(give --api-key, or listen on 127.0.0.1)"
-            )
-        return None
+        return keys_problem(self.api_keys, self.host)
 
 
 async def serve(
