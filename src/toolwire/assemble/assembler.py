@@ -132,7 +132,9 @@ class _Slot:
         self.name: str | None = None
         self.parts: list[str] = []
         self.size = 0
-        self.scan = JsonScanner()
+        # whether the value so far is whole (F3): braces in Python-style '...' strings
+        # (F12) are not structure
+        self.scan = JsonScanner(python_strings=True)
         self.partial: PartialJson | None = None  # read once a UI asks for the value so far
         self.cumulative = False
         self.object_value: Any = NOT_GIVEN
@@ -173,7 +175,7 @@ class _Slot:
         the readers start over."""
         self.parts = [text] if text else []
         self.size = len(text)
-        self.scan = JsonScanner()
+        self.scan = JsonScanner(python_strings=True)
         self.partial = None
 
 
@@ -417,8 +419,9 @@ class CallAssembler:
         Only what is certain shows (see ``toolwire.assemble.partialjson``): strings as
         far as they came, numbers and literals once whole, keys once their value
         starts; ``None`` before anything shows. Complete entries are shared between
-        answers: treat them as read-only. Text that is not JSON (single quotes, say)
-        gets the repair ladder's best-effort reading instead, which reads all of it.
+        answers: treat them as read-only. Python-literal text (F12) reads the same way;
+        text that is neither (a bare key, say) gets the repair ladder's best-effort
+        reading instead, which reads all of it.
         """
         slot = self._slots[slot_number]
         if slot.object_value is not NOT_GIVEN:

@@ -1,9 +1,12 @@
 """Incremental JSON structure scanner: O(len(delta)) per delta.
 
-Carries only depth, in-string and pending-escape state across deltas. Runs of ordinary
-characters are skipped with compiled regexes, so long strings cost C speed rather than
-a Python step per character. It does not validate: the value is parsed once, when it
-closes (or when a consumer asks for a partial value).
+Carries only depth, in-string and pending-escape state across deltas. With
+``python_strings``, a single quote outside any string inside a container opens a
+Python-style string (F12: valid JSON has no such quote there), so a brace inside
+``'}{'`` is not taken for structure. Runs of ordinary characters are skipped with
+compiled regexes, so long strings cost C speed rather than a Python step per
+character. It does not validate: the value is parsed once, when it closes (or when a
+consumer asks for a partial value).
 """
 
 from __future__ import annotations
@@ -11,18 +14,31 @@ from __future__ import annotations
 import re
 
 _STRUCTURE = re.compile(r'["{}\[\]]')
+_STRUCTURE_OR_SINGLE_QUOTE = re.compile(r"[\"'{}\[\]]")
 # a string's body: ordinary characters, each escape taken whole
 _STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
+_SINGLE_QUOTED_BODY = re.compile(r"[^'\\]*(?:\\.[^'\\]*)*", re.DOTALL)
 
 
 class JsonScanner:
     """Tracks where a JSON value opens and closes across fed deltas."""
 
-    __slots__ = ("consumed", "depth", "escape", "in_string", "started", "values_closed")
+    __slots__ = (
+        "consumed",
+        "depth",
+        "escape",
+        "in_string",
+        "python_strings",
+        "single_quoted",
+        "started",
+        "values_closed",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, python_strings: bool = False) -> None:
+        self.python_strings = python_strings
         self.depth = 0
         self.in_string = False
+        self.single_quoted = False  # the open string is a Python-style '...' one
         self.escape = False
         self.started = False  # saw the first structural character
         self.values_closed = 0  # top-level containers that closed so far
@@ -54,8 +70,9 @@ class JsonScanner:
             pos += 1
         depth = self.depth
         in_string = self.in_string
-        string_body = _STRING_BODY.match
-        structure = _STRUCTURE.search
+        single = self.single_quoted
+        string_body = (_SINGLE_QUOTED_BODY if single else _STRING_BODY).match
+        structure = (_STRUCTURE_OR_SINGLE_QUOTE if self.python_strings else _STRUCTURE).search
         while pos < n:
             if in_string:
                 body = string_body(text, pos)  # ordinary characters and escapes
@@ -76,6 +93,13 @@ class JsonScanner:
                 pos = i + 1
                 if c == '"':
                     in_string = True
+                    if single:
+                        single = False
+                        string_body = _STRING_BODY.match
+                elif c == "'":
+                    if depth > 0:  # (prose before a value may have apostrophes)
+                        in_string = single = True
+                        string_body = _SINGLE_QUOTED_BODY.match
                 elif c == "{" or c == "[":
                     depth += 1
                     self.started = True
@@ -89,5 +113,6 @@ class JsonScanner:
                                 break
         self.depth = depth
         self.in_string = in_string
+        self.single_quoted = single
         self.consumed += (pos if first_close >= 0 and stop else n) - start
         return first_close

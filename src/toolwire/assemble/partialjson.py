@@ -23,9 +23,12 @@ What ``value()`` shows is a part of the final value, never a guess:
 
 So where a shown value and the final value overlap they agree: every entry but the
 last of an open container is final, and the last is a prefix of its final value.
-That holds for text that is JSON so far. Text that stops being JSON (single quotes, a
-stray character) stops the reading: ``broken`` says so and the caller falls back to
-the repair ladder, whose best-effort reading may change as text arrives.
+That holds for text that is JSON so far, and for the Python-literal spelling models
+often use instead (F12: single-quoted strings, ``True``, ``False``, ``None``), which
+reads as the repair ladder reads it in the end. Text that stops being either (a stray
+character, an escape JSON does not have) stops the reading: ``broken`` says so and the
+caller falls back to the repair ladder, whose best-effort reading may change as text
+arrives.
 Duplicate keys are shown as they come; the final value keeps the last.
 """
 
@@ -40,12 +43,23 @@ from toolwire.surrogates import replace_surrogates
 _SPACE: Final = re.compile(r"[ \t\n\r]*")
 # a string's body: ordinary characters and whole escapes (up to a quote or backslash)
 _BODY: Final = re.compile(r'[^"\\]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\]*)*')
+# the same in a single-quoted (Python) string, where \\' is an escape too
+_SINGLE_BODY: Final = re.compile(r"[^'\\]*(?:\\(?:['\"\\/bfnrt]|u[0-9a-fA-F]{4})[^'\\]*)*")
+# a single-quoted body spelt as a double-quoted one: \\' loses its backslash, " gains one
+_SINGLE_TO_DOUBLE: Final = re.compile(r'\\.|"')
 _ESCAPE_BEGUN: Final = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?\Z")
 _HIGH_SURROGATE_END: Final = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\Z")
 _NUMBER_CHARS: Final = re.compile(r"[0-9.eE+\-]*")
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+\-]?[0-9]+)?\Z")
-_LETTERS: Final = re.compile(r"[a-z]*")
-_LITERALS: Final[dict[str, Any]] = {"true": True, "false": False, "null": None}
+_LETTERS: Final = re.compile(r"[a-zA-Z]*")
+_LITERALS: Final[dict[str, Any]] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "True": True,  # Python's spelling (F12)
+    "False": False,
+    "None": None,
+}
 
 # what the reader expects next
 _VALUE, _VALUE_OR_CLOSE, _KEY, _KEY_OR_CLOSE, _COLON, _NEXT, _DONE = range(7)
@@ -58,7 +72,7 @@ _NOTHING: Final = object()
 class PartialJson:
     """Reads one JSON value from text fed in pieces; ``value()`` is what is known."""
 
-    __slots__ = ("_held", "_is_key", "_pieces", "_root", "_stack", "consumed", "state")
+    __slots__ = ("_held", "_is_key", "_pieces", "_quote", "_root", "_stack", "consumed", "state")
 
     def __init__(self) -> None:
         self.state = _VALUE
@@ -69,6 +83,7 @@ class PartialJson:
         self._pieces: list[str] = []  # the open token: decoded string pieces, or raw text
         self._is_key = False  # the open string is an object key
         self._held = ""  # string text held back: an escape not yet whole
+        self._quote = '"'  # the open string's quote: ' in Python-style text
 
     @property
     def broken(self) -> bool:
@@ -144,7 +159,7 @@ class PartialJson:
                 break
             c = text[pos]
             state = self.state
-            if c == '"':
+            if c == '"' or c == "'":
                 if state in (_KEY, _KEY_OR_CLOSE):
                     self._is_key = True
                 elif state <= _VALUE_OR_CLOSE:
@@ -152,6 +167,7 @@ class PartialJson:
                 else:
                     raise ValueError(c)
                 self.state = _STRING
+                self._quote = c
                 self._pieces = []
                 pos = self._string(text, pos + 1)
             elif c == "," and state == _NEXT:
@@ -181,7 +197,7 @@ class PartialJson:
                 self.state = _NUMBER_TOKEN
                 self._pieces = []
                 pos = self._token(text, _NUMBER_CHARS, pos)
-            elif c in "tfn":
+            elif c in "tfnTFN":
                 self.state = _LITERAL
                 self._pieces = []
                 pos = self._token(text, _LETTERS, pos)
@@ -192,8 +208,10 @@ class PartialJson:
         """Read string text from ``pos``; the offset after the closing quote, or the
         text's length while the string is open."""
         n = len(text)
-        end = _BODY.match(text, pos).end()  # type: ignore[union-attr]
-        closed = end < n and text[end] == '"'
+        quote = self._quote
+        body_pattern = _BODY if quote == '"' else _SINGLE_BODY
+        end = body_pattern.match(text, pos).end()  # type: ignore[union-attr]
+        closed = end < n and text[end] == quote
         if not closed and end < n:  # a backslash: an escape that is cut off, or invalid
             rest = text[end:]
             if _ESCAPE_BEGUN.match(rest) is None:
@@ -205,6 +223,8 @@ class PartialJson:
             self._held = body[-6:] + self._held
             body = body[:-6]
         if body:
+            if quote == "'" and ('"' in body or "\\" in body):
+                body = _SINGLE_TO_DOUBLE.sub(_as_double_quoted, body)
             if "\\" in body:
                 # a lone surrogate (a high half's partner was waited for above) reads
                 # as U+FFFD, as in the final value
@@ -268,6 +288,11 @@ def _number(raw: str) -> int | float | str:
         return int(raw)
     except ValueError:  # more digits than Python reads: its digits, as the final value
         return raw  # has them (repair ``long_integer``)
+
+
+def _as_double_quoted(match: re.Match[str]) -> str:
+    token = match.group()
+    return '\\"' if token == '"' else "'" if token == "\\'" else token
 
 
 def _escaped(text: str, i: int) -> bool:
