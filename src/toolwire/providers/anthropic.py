@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
-from toolwire.providers.base import SSEWireDecoder
-from toolwire.providers.envelope import Role
+from toolwire.providers.base import Raw, SSEWireDecoder, raw_text
+from toolwire.providers.envelope import ARGUMENTS, REASONING, TEXT
 from toolwire.sse import SSEMessage
 
 _TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -15,32 +16,22 @@ _TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 
 def anthropic_usage(usage: dict[str, Any], previous: Usage | None = None) -> Usage:
     """Anthropic reports input tokens at message_start and output tokens (cumulative)
-    at message_delta; merge what each says."""
-    prev = previous or Usage()
-    new = [usage.get(key) for key in _USAGE_KEYS]
-    old = (
-        prev.input_tokens,
-        prev.output_tokens,
-        prev.cache_read_tokens,
-        prev.cache_write_tokens,
-    )
-    # a count the message leaves out (or sends as something else) keeps the last one
-    merged = [n if isinstance(n, int) else o for n, o in zip(new, old, strict=True)]
+    at message_delta; merge what each says: a count the message leaves out (or sends
+    as something else) keeps the last one."""
+    prev = previous if previous is not None else _NO_USAGE
+    inputs = usage.get("input_tokens")
+    outputs = usage.get("output_tokens")
+    cache_read = usage.get("cache_read_input_tokens")
+    cache_write = usage.get("cache_creation_input_tokens")
     return Usage(
-        input_tokens=merged[0],
-        output_tokens=merged[1],
-        cache_read_tokens=merged[2],
-        cache_write_tokens=merged[3],
+        inputs if isinstance(inputs, int) else prev.input_tokens,
+        outputs if isinstance(outputs, int) else prev.output_tokens,
+        cache_read if isinstance(cache_read, int) else prev.cache_read_tokens,
+        cache_write if isinstance(cache_write, int) else prev.cache_write_tokens,
     )
 
 
-# the wire's names of Usage's first four counts, in their order
-_USAGE_KEYS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_input_tokens",
-)
+_NO_USAGE = Usage()
 
 
 # how each delta's string is read from a parsed event (for envelope learning)
@@ -57,19 +48,10 @@ _READ_DELTA = {key: _delta_reader(key) for key in ("text", "partial_json", "thin
 class AnthropicDecoder(SSEWireDecoder):
     format_name = "anthropic"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
+        super().__init__(sink, text_sink)
         self._usage: Usage | None = None
         self._tool_blocks: set[int] = set()
-
-    def _delta(self, delta: dict[str, Any], key: str, role: Role, slot: int, raw: str) -> str:
-        """A delta's string; a message read without repair also teaches its envelope."""
-        value = delta.get(key)
-        if type(value) is not str:
-            return self.string_field(delta, key, "delta", raw)  # "", reported if not null
-        if not self.repaired and (role is not Role.ARGUMENTS or slot >= 0):
-            self.learn(key, value, role, slot, _READ_DELTA[key])
-        return value
 
     def on_message(self, message: SSEMessage) -> None:
         if not message.data:
@@ -88,34 +70,50 @@ class AnthropicDecoder(SSEWireDecoder):
         if type(kind) is str:  # ``on_event``, inlined: this is every message's way
             handler = _HANDLERS.get(kind)
             if handler is not None:
-                handler(self, value, data.decode())
+                handler(self, value, data)  # its text is decoded only for an error event
 
     def on_value(self, value: dict[str, Any]) -> None:
         kind = value.get("type")
         self.on_event(kind if isinstance(kind, str) else None, value, "")
 
-    def on_event(self, kind: Any, event: dict[str, Any], raw: str) -> None:
+    def on_event(self, kind: Any, event: dict[str, Any], raw: Raw) -> None:
         """One event of the stream (``raw``: its text, kept in error events)."""
         if type(kind) is str:
             handler = _HANDLERS.get(kind)
             if handler is not None:
                 handler(self, event, raw)
 
-    def _content_block_delta(self, event: dict[str, Any], raw: str) -> None:
+    def _content_block_delta(self, event: dict[str, Any], raw: Raw) -> None:
         delta = event.get("delta") or {}
         dtype = delta.get("type")
+        index: int | None = None
         if dtype == "text_delta":
-            self.text(self._delta(delta, "text", Role.TEXT, -1, raw))
+            key, role = "text", TEXT
         elif dtype == "input_json_delta":
-            index = _index(event)
-            slot = index if index is not None else -1
-            text = self._delta(delta, "partial_json", Role.ARGUMENTS, slot, raw)
-            self.sink.tool(index, None, None, text)
+            key, role = "partial_json", ARGUMENTS
+            index = event.get("index")
+            if type(index) is not int:  # (a bool is not an index either)
+                index = None
         elif dtype == "thinking_delta":
-            self.sink.reasoning(self._delta(delta, "thinking", Role.REASONING, -1, raw))
-        # signature_delta and citations carry nothing toolwire reports
+            key, role = "thinking", REASONING
+        else:
+            return  # signature_delta and citations carry nothing toolwire reports
+        value = delta.get(key)
+        if type(value) is not str:
+            value = self.string_field(delta, key, "delta", raw)  # "", reported if not null
+        elif self.learning:
+            self.learning -= 1
+        elif not self.repaired and (role is not ARGUMENTS or index is not None):
+            # a message read without repair teaches its envelope
+            self.learn(key, value, role, -1 if index is None else index, _READ_DELTA[key])
+        if role is TEXT:
+            self.text(value)
+        elif role is ARGUMENTS:
+            self.sink.tool(index, None, None, value)
+        else:
+            self.sink.reasoning(value)
 
-    def _content_block_start(self, event: dict[str, Any], raw: str) -> None:
+    def _content_block_start(self, event: dict[str, Any], raw: Raw) -> None:
         index = _index(event)
         block = event.get("content_block") or {}
         btype = block.get("type")
@@ -134,18 +132,18 @@ class AnthropicDecoder(SSEWireDecoder):
         elif btype == "thinking":
             self.sink.reasoning(self.string_field(block, "thinking", "content_block", raw))
 
-    def _content_block_stop(self, event: dict[str, Any], raw: str) -> None:
+    def _content_block_stop(self, event: dict[str, Any], raw: Raw) -> None:
         index = _index(event)
         if index in self._tool_blocks:
             self.sink.close_call(index=index, wait_for_finish=True)
 
-    def _message_start(self, event: dict[str, Any], raw: str) -> None:
+    def _message_start(self, event: dict[str, Any], raw: Raw) -> None:
         usage = (event.get("message") or {}).get("usage")
         if isinstance(usage, dict):
             self._usage = anthropic_usage(usage, self._usage)
             self.sink.set_usage(self._usage)
 
-    def _message_delta(self, event: dict[str, Any], raw: str) -> None:
+    def _message_delta(self, event: dict[str, Any], raw: Raw) -> None:
         usage = event.get("usage")
         if isinstance(usage, dict):
             self._usage = anthropic_usage(usage, self._usage)
@@ -154,13 +152,13 @@ class AnthropicDecoder(SSEWireDecoder):
         if reason:
             self.sink.set_finish_reason(str(reason))
 
-    def _message_stop(self, event: dict[str, Any], raw: str) -> None:
+    def _message_stop(self, event: dict[str, Any], raw: Raw) -> None:
         self.finished = True
 
-    def _error(self, event: dict[str, Any], raw: str) -> None:
+    def _error(self, event: dict[str, Any], raw: Raw) -> None:
         err = event.get("error") or {}
         detail = err.get("message", err) if isinstance(err, dict) else err
-        self.sink.error(f"the upstream sent an error: {detail}", raw)
+        self.sink.error(f"the upstream sent an error: {detail}", raw_text(raw))
         self.sink.set_finish_reason("error")  # the turn failed; it did not "stop"
         self.finished = True
 
@@ -171,7 +169,7 @@ def _index(event: dict[str, Any]) -> int | None:
 
 
 # one lookup finds what an event's type means (pings and unknown types mean nothing)
-_HANDLERS: dict[str, Callable[[AnthropicDecoder, dict[str, Any], str], None]] = {
+_HANDLERS: dict[str, Callable[[AnthropicDecoder, dict[str, Any], Raw], None]] = {
     "content_block_delta": AnthropicDecoder._content_block_delta,
     "content_block_start": AnthropicDecoder._content_block_start,
     "content_block_stop": AnthropicDecoder._content_block_stop,

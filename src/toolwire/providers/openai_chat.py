@@ -15,7 +15,7 @@ import orjson
 from toolwire.events import Usage
 from toolwire.jsontext import dumps
 from toolwire.providers.base import SSEWireDecoder, token_count
-from toolwire.providers.envelope import Role
+from toolwire.providers.envelope import ARGUMENTS, REASONING, TEXT
 from toolwire.sse import SSEMessage
 
 
@@ -146,27 +146,36 @@ class OpenAIChatDecoder(SSEWireDecoder):
             args = function.get("arguments")
             if type(args) is not str:
                 return False
-            self.learn("arguments", args, Role.ARGUMENTS, index, _read_arguments)
+            if self.learning:
+                self.learning -= 1
+            else:
+                self.learn("arguments", args, ARGUMENTS, index, _read_arguments)
             if not sink.fast_arguments(index, args):
                 sink.tool(index, None, None, args)
             return True
         if "content" in delta:
-            content = delta["content"]
-            if type(content) is not str:
-                return False
-            self.learn("content", content, Role.TEXT, -1, _READ_DELTA["content"])
-            if content:
-                self.text(content)
-            return True
-        for key in ("reasoning_content", "reasoning"):
-            if key in delta:
-                reasoning = delta[key]
-                if type(reasoning) is not str:
-                    return False
-                self.learn(key, reasoning, Role.REASONING, -1, _READ_DELTA[key])
-                sink.reasoning(reasoning)
-                return True
-        return False
+            key = "content"
+            role = TEXT
+        elif "reasoning_content" in delta:
+            key = "reasoning_content"
+            role = REASONING
+        elif "reasoning" in delta:
+            key = "reasoning"
+            role = REASONING
+        else:
+            return False
+        value = delta[key]
+        if type(value) is not str:
+            return False
+        if self.learning:
+            self.learning -= 1
+        else:
+            self.learn(key, value, role, -1, _READ_DELTA[key])
+        if role is REASONING:
+            sink.reasoning(value)
+        elif value:
+            self.text(value)
+        return True
 
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
         sink = self.sink

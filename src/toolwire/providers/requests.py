@@ -320,9 +320,7 @@ def pass_back_reasoning(entry: dict[str, Any], reasoning: str, notes: Notes) -> 
         notes.add("reasoning of assistant turns without tool calls was dropped")
 
 
-def _anthropic_result(
-    content: Any, path: str, notes: Notes
-) -> tuple[str, list[dict[str, Any]]]:
+def _anthropic_result(content: Any, path: str, notes: Notes) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(content, str) or content is None:
         return content or "", []
     texts: list[str] = []
