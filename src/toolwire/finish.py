@@ -197,7 +197,7 @@ class CallFinisher:
             and not unreadable
             and not repairs
             and not errors
-            and name in self.tools
+            and (name in self.tools or not self.tools)
         ):
             quick = self._as_sent(id, name, raw_arguments, slot)
             if quick is not None:
@@ -282,13 +282,15 @@ class CallFinisher:
         return make("repaired" if done else "complete", value, None)
 
     def _as_sent(self, id: str | None, name: str, raw: str, slot: int) -> ToolCall | None:
-        """The usual call, finished without the repair machinery: a declared tool's
-        exact name and arguments that are strict JSON (nothing renamed, see
-        ``strict_json``) already fitting the schema. The answer ``finish`` would give
-        (see ``tests/test_finish_fast_path.py``), or None when the call needs the full
-        path."""
+        """The usual call, finished without the repair machinery: arguments that are
+        strict JSON (nothing renamed, see ``strict_json``) holding an object, which,
+        where tools are declared, is for a declared tool's exact name and already fits
+        its schema. The answer ``finish`` would give (see
+        ``tests/test_finish_fast_path.py``), or None when the call needs the full path."""
         ok, value, changed = strict_json(raw)
-        if not ok or changed or not self.accepts_as_sent(name, value):
+        if not ok or changed:
+            return None
+        if not (self.accepts_as_sent(name, value) if self.tools else type(value) is dict):
             return None
         return ToolCall(
             id=id,
