@@ -98,6 +98,8 @@ class SSEDecoder:
 
     def close_block(self) -> bytes:
         """End of input: the unterminated rest (empty if none)."""
+        if not self._pending and not self._head:
+            return b""
         rest = b""
         if self._head:
             rest, self._head = self._head, None

@@ -392,9 +392,8 @@ class CallAssembler:
         if self._ended:
             return
         self._ended = True
-        length = normalize_finish_reason(self._raw_finish) == "length"
-        self._finish_open(length or dropped)
         reason = normalize_finish_reason(self._raw_finish)
+        self._finish_open(reason == "length" or dropped)
         if reason is None:
             reason = "error" if dropped else "stop"
             if dropped:
@@ -628,6 +627,8 @@ class CallAssembler:
         return scan
 
     def _finish_open(self, last_cut: bool) -> None:
+        if not self._slots:
+            return
         open_slots = [s for s in self._slots if not s.finished]
         for i, slot in enumerate(open_slots):
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)

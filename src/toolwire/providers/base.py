@@ -237,12 +237,24 @@ class SSEWireDecoder(WireDecoder):
                         if not run:
                             run_slot = slot
                             room = sink.open_size(slot)
-                        # what could open a second value or repeat a snapshot (F3, F7)
-                        # takes the slow way, with its routing decisions
                         if appends_plainly(value, room):
                             run.append(value)
                             room += len(value)
                             continue
+                        # what could open a second value or repeat a snapshot (F3, F7)
+                        # takes the routing decisions, as the decoder would give it
+                        if run:
+                            sink.extend_arguments(run_slot, run)
+                            hits += len(run)
+                            run = []
+                        hits += 1
+                        try:
+                            sink.tool(slot, None, None, value)
+                        except Exception as exc:  # as ``dispatch``: never end the stream
+                            sink.error(
+                                f"could not take {self.format_name} arguments: {exc!r}", value
+                            )
+                        continue
                     else:
                         hits += 1
                         try:
@@ -279,6 +291,9 @@ class SSEWireDecoder(WireDecoder):
         line holding a JSON object (after an ``event:`` line or not), parsed from its
         bytes: orjson takes only valid UTF-8, so such a block holds no bytes to mark,
         and the text of the message is decoded only if it is needed."""
+        if block == self.end_block:
+            self.finished = True  # what ``on_message`` would make of it, at a compare's cost
+            return
         if self.reads_json:
             common = _common_block(block)
             if common is not None:
@@ -358,6 +373,8 @@ class SSEWireDecoder(WireDecoder):
 
     # a decoder that sets this reads the common block through ``on_json``
     reads_json: ClassVar[bool] = False
+    # the block that ends the stream, if the wire has one (OpenAI's ``data: [DONE]``)
+    end_block: ClassVar[bytes | None] = None
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
         """A message whose one data line ``data`` is the JSON object ``value`` (read

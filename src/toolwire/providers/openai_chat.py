@@ -24,20 +24,35 @@ def openai_usage(
 ) -> Usage:
     """OpenAI's usage object. Chat Completions names its counts ``prompt_tokens`` and
     ``completion_tokens``; the Responses API, ``inputs="input", outputs="output"``."""
-    details = usage.get(f"{inputs}_tokens_details")
-    out_details = usage.get(f"{outputs}_tokens_details")
+    keys = _USAGE_KEYS.get((inputs, outputs))
+    if keys is None:
+        keys = _USAGE_KEYS[inputs, outputs] = _usage_keys(inputs, outputs)
+    in_key, out_key, in_details, out_details = keys
+    details = usage.get(in_details)
+    more = usage.get(out_details)
     return Usage(
-        input_tokens=token_count(usage.get(f"{inputs}_tokens")),
-        output_tokens=token_count(usage.get(f"{outputs}_tokens")),
+        input_tokens=token_count(usage.get(in_key)),
+        output_tokens=token_count(usage.get(out_key)),
         cache_read_tokens=(
             token_count(details.get("cached_tokens")) if isinstance(details, dict) else None
         ),
         reasoning_tokens=(
-            token_count(out_details.get("reasoning_tokens"))
-            if isinstance(out_details, dict)
-            else None
+            token_count(more.get("reasoning_tokens")) if isinstance(more, dict) else None
         ),
     )
+
+
+def _usage_keys(inputs: str, outputs: str) -> tuple[str, str, str, str]:
+    return (
+        f"{inputs}_tokens",
+        f"{outputs}_tokens",
+        f"{inputs}_tokens_details",
+        f"{outputs}_tokens_details",
+    )
+
+
+# the keys of each naming, built once (four f-strings cost a usage chunk a tenth)
+_USAGE_KEYS = {("prompt", "completion"): _usage_keys("prompt", "completion")}
 
 
 # delta fields that carry text
@@ -109,6 +124,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
             self.on_chunk(value, data)
 
     reads_json = True
+    end_block = b"data: [DONE]"
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
         delta = _lone_delta(value)
@@ -208,7 +224,11 @@ class OpenAIChatDecoder(SSEWireDecoder):
         """Report the fields of a delta that ``on_delta`` cannot read for their type
         (it skips them): what the model said is never dropped without a word."""
         for field, value in delta.items():  # most deltas: strings only, a quick look
-            if value is not None and type(value) is not str and field in _CHECKED_FIELDS:
+            if value is None or type(value) is str:
+                continue
+            if field == "tool_calls" and type(value) is list and all(map(_readable, value)):
+                continue  # the usual calls: nothing to report (the walk below is dearer)
+            if field in _CHECKED_FIELDS:
                 key = "message" if choice.get("delta") is None else "delta"
                 self._report_types(delta, f"choices[0].{key}", raw)
                 return
@@ -269,10 +289,12 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 if not isinstance(fn, dict):
                     fn = {}
                 index = tc.get("index")
+                call_id = tc.get("id")
+                name = fn.get("name")
                 sink.tool(
                     index if isinstance(index, int) else None,
-                    tc.get("id") if isinstance(tc.get("id"), str) else None,
-                    fn.get("name") if isinstance(fn.get("name"), str) else None,
+                    call_id if isinstance(call_id, str) else None,
+                    name if isinstance(name, str) else None,
                     fn.get("arguments"),
                 )
         legacy = delta.get("function_call")
@@ -285,6 +307,19 @@ class OpenAIChatDecoder(SSEWireDecoder):
                     "it was ignored",
                     dumps(legacy),
                 )
+
+
+def _readable(call: Any) -> bool:
+    """A tool call whose fields ``_report_types`` would not report."""
+    if type(call) is not dict:
+        return False
+    function = call.get("function")
+    if function is None:
+        return True
+    return type(function) is dict and type(function.get("arguments")) in _ARGUMENT_TYPES
+
+
+_ARGUMENT_TYPES = (str, dict, type(None))  # F10: an object for arguments
 
 
 def _mirrors(legacy: dict[str, Any], tool_calls: list[Any]) -> bool:
