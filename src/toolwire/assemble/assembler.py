@@ -132,9 +132,9 @@ class _Slot:
         self.name: str | None = None
         self.parts: list[str] = []
         self.size = 0
-        # whether the value so far is whole (F3): braces in Python-style '...' strings
-        # (F12) are not structure
-        self.scan = JsonScanner(python_strings=True)
+        # whether the value so far is whole (F3), made once a routing decision needs
+        # it (see ``_scanned``)
+        self.scan: JsonScanner | None = None
         self.partial: PartialJson | None = None  # read once a UI asks for the value so far
         self.cumulative = False
         self.object_value: Any = NOT_GIVEN
@@ -175,7 +175,7 @@ class _Slot:
         the readers start over."""
         self.parts = [text] if text else []
         self.size = len(text)
-        self.scan = JsonScanner(python_strings=True)
+        self.scan = None
         self.partial = None
 
 
@@ -620,6 +620,9 @@ class CallAssembler:
         """The slot's scanner, caught up with its text. Scanning is lazy: each character
         is scanned once, when a decision needs the structure, not on every delta."""
         scan = slot.scan
+        if scan is None:
+            # braces in Python-style '...' strings (F12) are not structure
+            scan = slot.scan = JsonScanner(python_strings=True)
         if slot.size > scan.consumed:
             # only the text since the last scan: joining the whole text each time would
             # make a long call with many such decisions quadratic

@@ -109,7 +109,8 @@ class AnthropicDecoder(SSEWireDecoder):
         if role is TEXT:
             self.text(value)
         elif role is ARGUMENTS:
-            self.sink.tool(index, None, None, value)
+            if index is None or not self.sink.fast_arguments(index, value):
+                self.sink.tool(index, None, None, value)
         else:
             self.sink.reasoning(value)
 
