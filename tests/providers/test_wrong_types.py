@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from toolwire.encoders import ENCODERS, convert_stream, encode_events
 from toolwire.events import StreamResult
 from toolwire.parser import StreamParser, parse_stream
+from toolwire.providers.anthropic import AnthropicDecoder
 
 WEATHER = {
     "name": "get_weather",
@@ -98,6 +100,7 @@ def test_fast_path_openai_arguments_of_another_type_are_an_error(value: object) 
 @pytest.mark.parametrize(
     ("kind", "key"), [("text_delta", "text"), ("input_json_delta", "partial_json")]
 )
+@mock.patch.object(AnthropicDecoder, "learn_after", 0)  # learn from the first delta
 def test_fast_path_anthropic_delta_of_another_type_is_an_error(
     kind: str, key: str, value: object
 ) -> None:

@@ -156,11 +156,6 @@ class WireDecoder(ABC):
         )
 
 
-# delta messages a stream reads the slow way before it learns envelopes. None: learning
-# pays from 5-8 messages of one shape, and putting it off made the real captures
-# dearer (``bench/bench_short_streams.py --break-even`` sets it to compare)
-LEARN_AFTER = 0
-
 # envelopes a decoder may learn beyond the blocks they matched: a server that changes
 # its bytes every message (a random field, a per-message id) soon stops the learning
 _SPARE_LEARNINGS = 4
@@ -207,7 +202,7 @@ class SSEWireDecoder(WireDecoder):
         self._parsed = False  # fed parsed messages: no block to learn an envelope from
         # delta messages still to read the slow way before learning envelopes: a
         # decoder counts this down, and calls ``learn`` only once it is 0
-        self.learning = LEARN_AFTER
+        self.learning = self.learn_after
 
     def feed(self, data: bytes | str) -> None:
         sse = self._sse
@@ -370,6 +365,12 @@ class SSEWireDecoder(WireDecoder):
 
     @abstractmethod
     def on_message(self, message: SSEMessage) -> None: ...
+
+    # Delta messages a stream reads the slow way before it learns envelopes. Learning
+    # one costs about what reading a few deltas the slow way costs, so it pays only
+    # where enough deltas follow; each wire sets what it measured (see
+    # ``bench/bench_short_streams.py --break-even``, which sets it to compare).
+    learn_after: ClassVar[int] = 0
 
     # a decoder that sets this reads the common block through ``on_json``
     reads_json: ClassVar[bool] = False

@@ -124,6 +124,9 @@ class OpenAIChatDecoder(SSEWireDecoder):
             self.on_chunk(value, data)
 
     reads_json = True
+    # OpenAI's chunks are large (ids, fingerprints, logprobs): an envelope pays from
+    # the first delta it reads (bench/bench_short_streams.py --break-even)
+    learn_after = 0
     end_block = b"data: [DONE]"
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
