@@ -12,7 +12,7 @@ valgrind is not installed.
 
 ``--break-even``: where learning envelopes (``providers/envelope.py``) pays: synthetic
 OpenAI and Anthropic streams of one call in N argument deltas, parsed with learning
-from the first message and with no learning at all.
+after the first 0, 2, 4 or 8 deltas (each wire's ``learn_after``) and with none.
 
     python bench/bench_short_streams.py [--runs 100] [--break-even]
 """
@@ -24,6 +24,7 @@ import functools
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -33,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "src" / "toolwire" / "data" / "demo" / "real"
 GOALS = {"openai": 2.0, "anthropic": 4.0}  # toolwire ÷ floor, in instructions
 DELTAS = (4, 8, 12, 16, 24, 32, 48, 64, 128)  # argument deltas per stream, for --break-even
-NEVER = 1 << 62
+AFTER = (0, 2, 4, 8, 1 << 62)  # deltas read before learning envelopes; the last: never
+WIRES = {"openai": "openai-chat", "anthropic": "anthropic"}
 
 
 def anthropic_events(pieces: list[str]) -> bytes:
@@ -111,18 +113,21 @@ def data_lines(data: bytes) -> list[bytes]:
 
 
 def child_break_even(runs: int) -> None:
-    """Under callgrind: each synthetic stream, learning from the start, then never."""
+    """Under callgrind: each synthetic stream, learning after each of AFTER deltas."""
     sys.path.insert(0, str(ROOT / "src"))
     from toolwire.parser import StreamParser
-    from toolwire.providers import base
+    from toolwire.providers import DECODERS
 
     for provider in GOALS:
+        decoder = DECODERS[WIRES[provider]]
         for deltas in DELTAS:
             data = synthetic(provider, deltas)
-            for after in (0, NEVER):
+            for after in AFTER:
 
-                def parse(_: object, __: int, data: bytes = data, after: int = after) -> None:
-                    base.LEARN_AFTER = after
+                def parse(
+                    _: object, __: int, data: bytes = data, after: int = after, wire: Any = decoder
+                ) -> None:
+                    wire.learn_after = after
                     parser = StreamParser("auto")
                     parser.feed(data)
                     parser.close()
@@ -195,14 +200,17 @@ def main() -> None:
 
 
 def report_break_even(counts: list[int], runs: int) -> None:
-    print(f"instructions per stream (callgrind, {runs} parses each): learning envelopes from")
-    print("the first message vs never; < 1: learning pays")
-    print(f"{'provider':10} {'deltas':>6} {'learning':>10} {'never':>10} {'ratio':>6}")
+    print(f"instructions per stream (callgrind, {runs} parses each) with envelopes learned")
+    print("after the first N deltas, against never learning; < 1: learning pays")
+    heads = "".join(f"{'after ' + str(a):>11}" for a in AFTER[:-1])
+    print(f"{'provider':10} {'deltas':>6} {'never':>10}{heads}")
     it = iter(counts)
     for provider in GOALS:
         for deltas in DELTAS:
-            learning, never = next(it) // runs, next(it) // runs
-            print(f"{provider:10} {deltas:6d} {learning:10,d} {never:10,d} {learning / never:6.2f}")
+            found = [next(it) // runs for _ in AFTER]
+            never = found[-1]
+            ratios = "".join(f"{n / never:11.2f}" for n in found[:-1])
+            print(f"{provider:10} {deltas:6d} {never:10,d}{ratios}")
 
 
 if __name__ == "__main__":
