@@ -184,7 +184,12 @@ class StreamParser:
             self._use(self.format, body=self._start in _JSON_START)
         elif self._start in _JSON_START:
             self._detect_json(data, final=final)
-        elif final or b"\n" in data or b"\r" in data or self._pending_size > _DETECT_LIMIT:
+        elif (
+            final
+            or data.find(b"\n") >= 0  # (``find``: ``in`` costs bytes a TypeError, see sse.py)
+            or data.find(b"\r") >= 0
+            or self._pending_size > _DETECT_LIMIT
+        ):
             # look again only when a line may have completed: linear however it is split
             self._detect_stream(final=final)
 

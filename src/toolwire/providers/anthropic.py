@@ -63,8 +63,8 @@ class AnthropicDecoder(SSEWireDecoder):
 
     reads_json = True
     # Anthropic's delta messages are small: reading one the slow way costs about a
-    # quarter of learning its envelope, and the real captures (2-5 deltas of a kind)
-    # were cheapest never learning; learning waits until a stream has shown 8 deltas
+    # quarter of learning its envelope, and the real captures (2-5 deltas of a role)
+    # were cheapest never learning; learning waits for 8 deltas of a role
     learn_after = 8
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
@@ -105,8 +105,8 @@ class AnthropicDecoder(SSEWireDecoder):
         value = delta.get(key)
         if type(value) is not str:
             value = self.string_field(delta, key, "delta", raw)  # "", reported if not null
-        elif self.learning:
-            self.learning -= 1
+        elif self.learning[role]:
+            self.learning[role] -= 1
         elif not self.repaired and (role is not ARGUMENTS or index is not None):
             # a message read without repair teaches its envelope
             self.learn(key, value, role, -1 if index is None else index, _READ_DELTA[key])

@@ -200,9 +200,10 @@ class SSEWireDecoder(WireDecoder):
         self._hits = 0  # blocks read by their envelope
         self._learned = 0  # envelopes learned
         self._parsed = False  # fed parsed messages: no block to learn an envelope from
-        # delta messages still to read the slow way before learning envelopes: a
-        # decoder counts this down, and calls ``learn`` only once it is 0
-        self.learning = self.learn_after
+        # delta messages of each role (by ``Role``) still to read the slow way before
+        # learning that role's envelope: a decoder counts them down, and calls ``learn``
+        # only once its role's count is 0
+        self.learning = [self.learn_after] * len(Role)
 
     def feed(self, data: bytes | str) -> None:
         sse = self._sse
@@ -366,10 +367,10 @@ class SSEWireDecoder(WireDecoder):
     @abstractmethod
     def on_message(self, message: SSEMessage) -> None: ...
 
-    # Delta messages a stream reads the slow way before it learns envelopes. Learning
-    # one costs about what reading a few deltas the slow way costs, so it pays only
-    # where enough deltas follow; each wire sets what it measured (see
-    # ``bench/bench_short_streams.py --break-even``, which sets it to compare).
+    # Delta messages of one role (text, arguments, reasoning) a stream reads the slow
+    # way before it learns their envelope. Learning one costs about what reading a few
+    # deltas the slow way costs, so it pays only where enough deltas follow; each wire
+    # sets what it measured (``bench/bench_short_streams.py --break-even`` compares).
     learn_after: ClassVar[int] = 0
 
     # a decoder that sets this reads the common block through ``on_json``

@@ -139,7 +139,7 @@ def learn_envelope(
         match.start() < last_line
         or block[last_line : last_line + 5] != b"data:"
         or (block.startswith(b"data") and last_line > 0)
-        or b"\ndata" in block[: last_line - 1]
+        or block.find(b"\ndata", 0, last_line - 1) >= 0
     ):
         return None  # the string must sit in the only data line
     if last_line and any(

@@ -165,8 +165,8 @@ class OpenAIChatDecoder(SSEWireDecoder):
             args = function.get("arguments")
             if type(args) is not str:
                 return False
-            if self.learning:
-                self.learning -= 1
+            if self.learning[ARGUMENTS]:
+                self.learning[ARGUMENTS] -= 1
             else:
                 self.learn("arguments", args, ARGUMENTS, index, _read_arguments)
             if not sink.fast_arguments(index, args):
@@ -186,8 +186,8 @@ class OpenAIChatDecoder(SSEWireDecoder):
         value = delta[key]
         if type(value) is not str:
             return False
-        if self.learning:
-            self.learning -= 1
+        if self.learning[role]:
+            self.learning[role] -= 1
         else:
             self.learn(key, value, role, -1, _READ_DELTA[key])
         if role is REASONING:
