@@ -148,7 +148,7 @@ class CallFinisher:
     """
 
     def __init__(self, tools: Iterable[ToolSpec] = ()) -> None:
-        self.tools: dict[str, ToolSpec] = {t.name: t for t in tools}
+        self.tools: dict[str, ToolSpec] = {t.name: t for t in tools} if tools else {}
         self._validators: dict[str, SchemaValidator] = {}
         self._acceptors: dict[str, Callable[[Any], bool]] = {}
 

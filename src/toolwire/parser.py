@@ -81,17 +81,22 @@ class StreamParser:
         text_format: str | None = None,
         calls_in_reasoning: bool = False,
     ) -> None:
-        self.tools = [t if isinstance(t, ToolSpec) else ToolSpec.from_dict(t) for t in tools]
+        self.tools = (
+            [t if isinstance(t, ToolSpec) else ToolSpec.from_dict(t) for t in tools]
+            if tools
+            else []
+        )
         self.assembler = CallAssembler(self.tools)
         self.format = format
         self._extractor: TextExtractor | None = None
-        if format.startswith("text:"):
+        text_input = format.startswith("text:")
+        if text_input:
             text_format = format.split(":", 1)[1]
         if text_format is not None:
             self._extractor = _text_extractor(
                 text_format, self.assembler, self.tools, calls_in_reasoning
             )
-            if not format.startswith("text:"):
+            if not text_input:
                 self.assembler.before_finish = self._extractor.close
         self._calls_in_reasoning = calls_in_reasoning
         self._decoder: WireDecoder | None = None
@@ -102,7 +107,7 @@ class StreamParser:
         # why the input could not be read at all (empty, not text); an error event says
         # the same, and the stream finishes with ``error``
         self.input_error: str | None = None
-        if format.startswith("text:"):
+        if text_input:
             self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
         elif format != "auto" and format not in DECODERS:
             known = ", ".join([*known_formats(), "text:<family>"])

@@ -14,7 +14,7 @@ import orjson
 
 from toolwire.events import Usage
 from toolwire.jsontext import dumps
-from toolwire.providers.base import SSEWireDecoder, token_count
+from toolwire.providers.base import Raw, SSEWireDecoder, raw_text, token_count
 from toolwire.providers.envelope import ARGUMENTS, REASONING, TEXT
 from toolwire.sse import SSEMessage
 
@@ -132,7 +132,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
         delta = _lone_delta(value)
         if delta is None or not self._lone(delta):
-            self.on_chunk(value, data.decode())
+            self.on_chunk(value, data)  # its text is decoded only for an error event
 
     def on_value(self, value: dict[str, Any]) -> None:
         """A chunk from an SDK. The SDKs keep the terminal ``[DONE]`` to themselves,
@@ -196,12 +196,12 @@ class OpenAIChatDecoder(SSEWireDecoder):
             self.text(value)
         return True
 
-    def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
+    def on_chunk(self, chunk: dict[str, Any], raw: Raw) -> None:
         sink = self.sink
         error = chunk.get("error")
         if error is not None:
             detail = error.get("message") if isinstance(error, dict) else error
-            sink.error(f"the upstream sent an error: {detail}", raw)
+            sink.error(f"the upstream sent an error: {detail}", raw_text(raw))
             return
         choices = chunk.get("choices")
         if isinstance(choices, list):
@@ -223,7 +223,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
         if isinstance(usage, dict):
             sink.set_usage(openai_usage(usage))
 
-    def _check_types(self, delta: dict[str, Any], choice: dict[str, Any], raw: str) -> None:
+    def _check_types(self, delta: dict[str, Any], choice: dict[str, Any], raw: Raw) -> None:
         """Report the fields of a delta that ``on_delta`` cannot read for their type
         (it skips them): what the model said is never dropped without a word."""
         for field, value in delta.items():  # most deltas: strings only, a quick look
@@ -236,7 +236,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 self._report_types(delta, f"choices[0].{key}", raw)
                 return
 
-    def _report_types(self, delta: dict[str, Any], path: str, raw: str) -> None:
+    def _report_types(self, delta: dict[str, Any], path: str, raw: Raw) -> None:
         for field in _TEXT_FIELDS:
             value = delta.get(field)
             if field == "content" and type(value) is list:  # content parts
