@@ -218,9 +218,7 @@ def test_json_scanner_agrees_with_a_character_scan_however_split(
 
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet='{}[]"\\ a\n', max_size=60), st.integers(0, 60))
-def test_json_scanner_scan_to_close_stops_where_the_value_closes_F22(
-    text: str, start: int
-) -> None:
+def test_json_scanner_scan_to_close_stops_where_the_value_closes_F22(text: str, start: int) -> None:
     # the text after the value is left alone, so a call never pays for what follows it
     start = min(start, len(text))
     scan = JsonScanner()

@@ -63,7 +63,7 @@ class SSEDecoder:
             chunk = chunk.encode("utf-8", "surrogatepass")
         if self._head is not None:
             # the stream may start with a UTF-8 byte order mark, which the spec drops
-            head = self._head + chunk
+            head = self._head + chunk if self._head else chunk
             if len(head) < len(_BOM) and _BOM.startswith(head):
                 self._head = head
                 return []

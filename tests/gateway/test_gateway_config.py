@@ -74,9 +74,9 @@ def test_bad_config_files_are_refused_in_one_line(tmp_path: Path, text: str, say
 
 
 @pytest.fixture(scope="module")
-def routed(upstream: ScriptedUpstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
-    GatewayServer
-]:
+def routed(
+    upstream: ScriptedUpstream, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GatewayServer]:
     path = tmp_path_factory.mktemp("config") / "toolwire.toml"
     path.write_text(
         f"""

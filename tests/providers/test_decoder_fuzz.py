@@ -149,8 +149,10 @@ def test_every_field_of_another_type_is_read_or_reported(seed: WireSeed) -> None
         except Exception as exc:
             raise AssertionError(f"{seed.name}: field {name} = {value!r}") from exc
         carries_text = key in TEXT_FIELDS[seed.name] and (seed.name, name) not in UNREAD
-        if carries_text and isinstance(value, int | list | dict) and not (
-            key == "content" and isinstance(value, list) and seed.format == "openai-chat"
+        if (
+            carries_text
+            and isinstance(value, int | list | dict)
+            and not (key == "content" and isinstance(value, list) and seed.format == "openai-chat")
         ):
             errors = [e.message for e in events if isinstance(e, StreamError)]
             assert any(f"{key} is " in m and "not a string" in m for m in errors), (

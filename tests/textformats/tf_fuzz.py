@@ -29,7 +29,7 @@ _TOKEN = re.compile(
     r"<[|｜][^<>\s]{1,40}?[|｜]>|</?[A-Za-z_｜:]+[A-Za-z_0-9｜:]*(?:=|>)?|\[[A-Z_]{2,20}\]"
     r"|```json|```|functools\[|call:|to=functions\.|<escape>"
 )
-_PUNCTUATION = ('{', '}', '[', ']', '(', ')', '"', "'", ":", ",", ";", "=", "\n", "\\", " ")
+_PUNCTUATION = ("{", "}", "[", "]", "(", ")", '"', "'", ":", ",", ";", "=", "\n", "\\", " ")
 _RANDOM = "\x00\x1b\t\r\n \\\"'{}[]<>|=:,;/é中🙂\u2028\ufeff｜▁"
 SENTINEL = re.compile(r"Zq\d+x")
 
