@@ -12,7 +12,7 @@ valgrind is not installed.
 
 ``--break-even``: where learning envelopes (``providers/envelope.py``) pays: synthetic
 OpenAI and Anthropic streams of one call in N argument deltas, parsed with learning
-after the first 0, 2, 4 or 8 deltas (each wire's ``learn_after``) and with none.
+after the first 0, 2, 5 or 8 deltas (each wire's ``learn_after``) and with none.
 
     python bench/bench_short_streams.py [--runs 100] [--break-even]
 """
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "src" / "toolwire" / "data" / "demo" / "real"
 GOALS = {"openai": 2.0, "anthropic": 4.0}  # toolwire ÷ floor, in instructions
 DELTAS = (4, 8, 12, 16, 24, 32, 48, 64, 128)  # argument deltas per stream, for --break-even
-AFTER = (0, 2, 4, 8, 1 << 62)  # deltas read before learning envelopes; the last: never
+AFTER = (0, 2, 5, 8, 1 << 62)  # deltas read before learning envelopes; the last: never
 WIRES = {"openai": "openai-chat", "anthropic": "anthropic"}
 
 

@@ -63,9 +63,11 @@ class AnthropicDecoder(SSEWireDecoder):
 
     reads_json = True
     # Anthropic's delta messages are small: reading one the slow way costs about a
-    # quarter of learning its envelope, and the real captures (2-5 deltas of a role)
-    # were cheapest never learning; learning waits for 8 deltas of a role
-    learn_after = 8
+    # quarter of learning its envelope. Learning at once pays from 4-8 deltas; the
+    # real captures (2-5 deltas of a role) were cheapest never learning. Waiting for
+    # 5 costs a stream of 16 deltas a fifth more than learning at once, of 64 a
+    # twelfth (bench_short_streams.py --break-even)
+    learn_after = 5
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
         kind = value.get("type")
