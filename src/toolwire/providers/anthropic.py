@@ -62,8 +62,8 @@ class AnthropicDecoder(SSEWireDecoder):
         self.on_event(event.get("type") or message.event, event, message.data)
 
     reads_json = True
-    # Anthropic's delta messages are small: reading one the slow way costs about a
-    # quarter of learning its envelope. Learning at once pays from 4-8 deltas; the
+    # Anthropic's delta messages are small: reading one the slow way costs about half
+    # of learning its envelope. Learning at once pays from 4-8 deltas; the
     # real captures (2-5 deltas of a role) were cheapest never learning. Waiting for
     # 5 costs a stream of 16 deltas a fifth more than learning at once, of 64 a
     # twelfth (bench_short_streams.py --break-even)
