@@ -109,9 +109,12 @@ class AnthropicDecoder(SSEWireDecoder):
             value = self.string_field(delta, key, "delta", raw)  # "", reported if not null
         elif self.learning[role]:
             self.learning[role] -= 1
-        elif not self.repaired and (role is not ARGUMENTS or index is not None):
-            # a message read without repair teaches its envelope
-            self.learn(key, value, role, -1 if index is None else index, _READ_DELTA[key])
+        elif not self.repaired:
+            # a message read without repair teaches its envelope (arguments: of a call
+            # at an index)
+            slot = -1 if index is None else index
+            if role is not ARGUMENTS or slot >= 0:
+                self.learn(key, value, role, slot, _READ_DELTA[key])
         if role is TEXT:
             self.text(value)
         elif role is ARGUMENTS:
