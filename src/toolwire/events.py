@@ -5,9 +5,10 @@ encoders turn them back into a wire format. Nothing here does I/O.
 
 Events are slotted dataclasses, treated as immutable by convention: one is built per
 delta on the hot path, and a frozen dataclass costs about four times as much to build.
-So are ToolCall and Usage: built once per call or stream, freezing them still cost a
-short stream more than a tenth of its parse (about 19,000 instructions for a ToolCall
-against 6,000, callgrind, ``bench/bench_short_streams.py``).
+ToolCall and Usage, built once per call or stream, are frozen: they are the product,
+shared by events, the engine, the audit and the edges, and hashable. Freezing costs a
+short stream about a tenth of its parse (about 19,000 instructions to build a
+ToolCall against 6,000 unfrozen, callgrind, ``bench/bench_short_streams.py``); kept.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ CallStatus = Literal["complete", "repaired", "truncated", "invalid"]
 FinishReason = Literal["tool_calls", "stop", "length", "content_filter", "error"]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token usage as reported by the provider (None where it did not say)."""
 
@@ -46,7 +47,7 @@ class Usage:
         return {k: v for k, v in out.items() if v is not None}
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One finished tool call.
 
