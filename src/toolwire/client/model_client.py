@@ -22,13 +22,17 @@ import os
 import random
 import time
 import urllib.parse
+import urllib.request
+import zlib
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 import httpx
 import orjson
 
+from toolwire import __version__
+from toolwire.client.transport import Answer, Pool, Target, WireError, decoder, parse_target
 from toolwire.jsontext import dumps
 from toolwire.providers.native_requests import (
     openai_to_gemini,
@@ -64,6 +68,9 @@ ANTHROPIC_VERSION = "2023-06-01"
 _ERROR_BODY_LIMIT = 65536  # bytes of an upstream error body kept for the message
 
 ErrorKind = Literal["connect", "timeout", "status", "dropped"]
+_STOPPED = "the upstream stopped sending (read timeout)"
+_CUT = "the upstream closed the connection early"
+_USER_AGENT = f"toolwire/{__version__}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,37 +131,118 @@ class PreparedRequest:
     url: str | None = None  # where it goes, when the wire puts the model in the URL
 
 
-@dataclass(slots=True)
+class _Answer(Protocol):
+    """A response whose head has arrived, from either transport."""
+
+    status: int
+
+    def header(self, name: str) -> str | None: ...
+    def all_headers(self) -> httpx.Headers: ...
+    def chunks(self) -> AsyncIterator[bytes]: ...  # the body, content-decoded
+    async def aclose(self) -> None: ...
+
+
 class UpstreamResponse:
     """An upstream answer whose headers have arrived (status 2xx)."""
 
-    response: httpx.Response
-    attempts: int
-    ttfb: float  # seconds from the first try to the response headers
-    headers: Mapping[str, str] = field(init=False)
+    __slots__ = ("_answer", "attempts", "ttfb")
 
-    def __post_init__(self) -> None:
-        self.headers = self.response.headers
+    def __init__(self, answer: _Answer, attempts: int, ttfb: float) -> None:
+        self._answer = answer
+        self.attempts = attempts
+        self.ttfb = ttfb  # seconds from the first try to the response headers
+
+    @property
+    def status_code(self) -> int:
+        return self._answer.status
+
+    @property
+    def headers(self) -> httpx.Headers:
+        return self._answer.all_headers()
 
     @property
     def content_type(self) -> str:
-        return str(self.response.headers.get("content-type", ""))
+        return self._answer.header("content-type") or ""
 
     async def iter_bytes(self) -> AsyncIterator[bytes]:
         """The body as it arrives. A read timeout or a connection cut before the body
         is complete raises ``UpstreamError`` (``timeout`` / ``dropped``)."""
-        response = self.response
+        try:
+            async for chunk in self._answer.chunks():
+                yield chunk
+        except WireError as exc:
+            if exc.kind == "timeout":
+                raise UpstreamError("timeout", _STOPPED) from exc
+            raise UpstreamError("dropped", _CUT) from exc
+        except httpx.TimeoutException as exc:
+            raise UpstreamError("timeout", _STOPPED) from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+            raise UpstreamError("dropped", _CUT) from exc
+        except (httpx.DecodingError, zlib.error) as exc:
+            raise UpstreamError("dropped", "the upstream's body does not decode") from exc
+
+    async def aclose(self) -> None:
+        await self._answer.aclose()
+
+
+class _LeanAnswer:
+    """An answer read by ``transport.Pool``."""
+
+    __slots__ = ("_answer", "_headers", "status")
+
+    def __init__(self, answer: Answer) -> None:
+        self._answer = answer
+        self.status = answer.status
+        self._headers: httpx.Headers | None = None
+
+    def header(self, name: str) -> str | None:
+        key = name.lower().encode("ascii")
+        values = [value for header, value in self._answer.raw_headers if header == key]
+        return b", ".join(values).decode("latin-1") if values else None
+
+    def all_headers(self) -> httpx.Headers:
+        if self._headers is None:  # built when asked: the relay never asks
+            self._headers = httpx.Headers(self._answer.raw_headers)
+        return self._headers
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        decoders = [
+            decode
+            for coding in reversed((self.header("content-encoding") or "").split(","))
+            if (decode := decoder(coding)) is not None
+        ]
+        async for chunk in self._answer.chunks():
+            for decode in decoders:
+                chunk = decode(chunk)
+            if chunk:
+                yield chunk
+
+    async def aclose(self) -> None:
+        await self._answer.aclose()
+
+
+class _HttpxAnswer:
+    """An answer read by ``httpx`` (an injected client, or a proxy in the way)."""
+
+    __slots__ = ("response", "status")
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.status = response.status_code
+
+    def header(self, name: str) -> str | None:
+        value = self.response.headers.get(name)
+        return None if value is None else str(value)
+
+    def all_headers(self) -> httpx.Headers:
+        return self.response.headers
+
+    def chunks(self) -> AsyncIterator[bytes]:
         # a body without a content coding is read raw: one layer less for each of an
         # answer's many small chunks (a decoded body's bytes are the same bytes)
+        response = self.response
         coded = response.headers.get("content-encoding", "identity").lower() != "identity"
-        chunks = response.aiter_bytes() if coded else response.aiter_raw()
-        try:
-            async for chunk in chunks:
-                yield chunk
-        except httpx.TimeoutException as exc:
-            raise UpstreamError("timeout", "the upstream stopped sending (read timeout)") from exc
-        except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-            raise UpstreamError("dropped", "the upstream closed the connection early") from exc
+        return response.aiter_bytes() if coded else response.aiter_raw()
 
     async def aclose(self) -> None:
         await self.response.aclose()
@@ -189,8 +277,23 @@ class ModelClient:
         self.timeouts = timeouts or ClientTimeouts()
         self.retry = retry or RetryPolicy()
         self._headers = dict(headers or {})
+        # the lean transport (``transport.Pool``) unless a client was handed in or the
+        # URL needs what only httpx does: a proxy from the environment, credentials in
+        # the URL, another scheme
+        self._target = None if http is not None or _proxied(self.url) else parse_target(self.url)
+        self._targets: dict[str, Target | None] = {}  # Gemini's URLs, by model
+        self._pool: Pool | None = None
+        self._http: httpx.AsyncClient | None = http
         self._own_http = http is None
-        self._http = http or httpx.AsyncClient(
+        if self._target is not None:
+            t = self.timeouts
+            self._pool = Pool(connect=t.connect, read=t.read, write=t.write)
+            self._wire_headers = _wire_headers(self._headers, format)
+        elif http is None:
+            self._http = self._httpx()
+
+    def _httpx(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
             timeout=self.timeouts.httpx(),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
         )
@@ -237,19 +340,25 @@ class ModelClient:
 
     def _request_headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", **self._headers}
+        if self.format == "anthropic":
+            headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
+        key = self._key_header()
+        if key is not None:
+            headers[key[0]] = key[1]
+        return headers
+
+    def _key_header(self) -> tuple[str, str] | None:
+        """The API key's header, read at each request (the key may change)."""
         key = self._api_key
         if key is None and self.api_key_env:
             key = os.environ.get(self.api_key_env)
+        if not key:
+            return None
         if self.format == "anthropic":
-            headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
-            if key:
-                headers["x-api-key"] = key
-        elif self.format == "gemini":
-            if key:
-                headers["x-goog-api-key"] = key
-        elif key:
-            headers["authorization"] = f"Bearer {key}"
-        return headers
+            return "x-api-key", key
+        if self.format == "gemini":
+            return "x-goog-api-key", key
+        return "authorization", f"Bearer {key}"
 
     async def open(self, request: PreparedRequest) -> UpstreamResponse:
         """Send the request; retry connect errors, 429 and 5xx; return once a 2xx
@@ -260,37 +369,108 @@ class ModelClient:
         while True:
             attempt += 1
             try:
-                response = await self._http.send(
-                    self._http.build_request(
-                        "POST",
-                        request.url or self._url,
-                        content=content,
-                        headers=self._request_headers(),
-                    ),
-                    stream=True,
-                )
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-                where = self.url if request.url is None else self.base_url
-                error = UpstreamError("connect", f"cannot reach the upstream at {where}")
-                if attempt >= self.retry.attempts:
-                    raise error from exc
+                answer = await self._send(request.url, content)
+            except UpstreamError as failed:
+                if failed.kind != "connect" or attempt >= self.retry.attempts:
+                    raise
                 await asyncio.sleep(self.retry.delay(attempt, None))
                 continue
-            except httpx.TimeoutException as exc:
-                raise UpstreamError("timeout", "the upstream did not answer in time") from exc
-            except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-                raise UpstreamError("dropped", "the upstream closed the connection") from exc
-            if response.status_code < 400:
-                return UpstreamResponse(response, attempt, time.monotonic() - started)
-            error = await _status_error(response)
-            retryable = response.status_code == 429 or response.status_code >= 500
+            if answer.status < 400:
+                return UpstreamResponse(answer, attempt, time.monotonic() - started)
+            error = await _status_error(answer)
+            retryable = answer.status == 429 or answer.status >= 500
             if not retryable or attempt >= self.retry.attempts:
                 raise error
             await asyncio.sleep(self.retry.delay(attempt, error.retry_after))
 
+    async def _send(self, url: str | None, content: bytes) -> _Answer:
+        """One try: the answer once its head arrived, or ``UpstreamError``."""
+        where = self.url if url is None else self.base_url
+        target = self._target if url is None else self._target_of(url)
+        if target is None:
+            return await self._send_httpx(url, content, where)
+        assert self._pool is not None
+        headers = self._wire_headers
+        key = self._key_header()
+        if key is not None:
+            headers = [*headers, (key[0].encode(), key[1].encode("ascii"))]
+        try:
+            return _LeanAnswer(await self._pool.request(target, headers, content))
+        except WireError as exc:
+            raise _try_error(exc.kind, where) from exc
+
+    def _target_of(self, url: str) -> Target | None:
+        """A Gemini URL (the model is in it) for the lean transport; parsed once."""
+        if self._target is None:
+            return None
+        if url not in self._targets:
+            if len(self._targets) > 256:  # models named by callers: keep it bounded
+                self._targets.clear()
+            self._targets[url] = parse_target(url)
+        return self._targets[url]
+
+    async def _send_httpx(self, url: str | None, content: bytes, where: str) -> _Answer:
+        if self._http is None:  # (a Gemini URL the lean transport cannot take)
+            self._http = self._httpx()
+        http = self._http
+        try:
+            response = await http.send(
+                http.build_request(
+                    "POST", url or self._url, content=content, headers=self._request_headers()
+                ),
+                stream=True,
+            )
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise _try_error("connect", where) from exc
+        except httpx.TimeoutException as exc:
+            raise _try_error("timeout", where) from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            raise _try_error("dropped", where) from exc
+        return _HttpxAnswer(response)
+
     async def aclose(self) -> None:
-        if self._own_http:
+        if self._pool is not None:
+            await self._pool.aclose()
+        if self._own_http and self._http is not None:
             await self._http.aclose()
+
+
+def _try_error(kind: str, where: str) -> UpstreamError:
+    """What one try's failure below HTTP tells the caller."""
+    if kind == "connect":
+        return UpstreamError("connect", f"cannot reach the upstream at {where}")
+    if kind == "timeout":
+        return UpstreamError("timeout", "the upstream did not answer in time")
+    return UpstreamError("dropped", "the upstream closed the connection")
+
+
+def _proxied(url: str) -> bool:
+    """Whether the environment sends ``url`` through a proxy (HTTP_PROXY, HTTPS_PROXY,
+    ALL_PROXY less NO_PROXY, read as httpx reads them: the environment only)."""
+    parts = urllib.parse.urlsplit(url)
+    proxies = urllib.request.getproxies_environment()
+    if not (proxies.get(parts.scheme) or proxies.get("all")):
+        return False
+    # (in urllib.request since Python 2, not in typeshed; ``proxy_bypass`` would also
+    # read macOS's and Windows' own settings, which httpx does not)
+    bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
+    return not bypass(parts.hostname or "", proxies)
+
+
+def _wire_headers(custom: Mapping[str, str], format: str) -> list[tuple[bytes, bytes]]:
+    """The lean transport's request headers but the key: httpx's defaults (less
+    ``zstd``, which it decodes only with an optional package), then the caller's, as
+    ``_request_headers`` has them."""
+    headers = {
+        "accept": "*/*",
+        "accept-encoding": "gzip, deflate",
+        "user-agent": _USER_AGENT,
+        "content-type": "application/json",
+    }
+    headers.update((name.lower(), value) for name, value in custom.items())
+    if format == "anthropic":
+        headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
+    return [(name.encode("ascii"), value.encode("ascii")) for name, value in headers.items()]
 
 
 _TO_CHAT: dict[str, Callable[[Mapping[str, Any]], RequestTranslation]] = {
@@ -318,23 +498,23 @@ def _translate(body: Mapping[str, Any], source: str, target: str) -> RequestTran
     return RequestTranslation(onward.request, lossy, names, onward.tools)
 
 
-async def _status_error(response: httpx.Response) -> UpstreamError:
+async def _status_error(answer: _Answer) -> UpstreamError:
     """An error response, read (bounded) and closed."""
     body = b""
     try:
-        async for chunk in response.aiter_bytes():
+        async for chunk in answer.chunks():
             body += chunk
             if len(body) >= _ERROR_BODY_LIMIT:
                 break
-    except httpx.HTTPError:
+    except (httpx.HTTPError, WireError, zlib.error):
         pass
     finally:
-        await response.aclose()
+        await answer.aclose()
     return UpstreamError(
         "status",
-        f"the upstream answered {response.status_code}: {_error_message(body)}",
-        status=response.status_code,
-        retry_after=_retry_after(response.headers.get("retry-after")),
+        f"the upstream answered {answer.status}: {_error_message(body)}",
+        status=answer.status,
+        retry_after=_retry_after(answer.header("retry-after")),
     )
 
 
