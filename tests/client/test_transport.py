@@ -120,6 +120,31 @@ async def test_a_connection_the_server_closed_while_idle_is_not_a_failure() -> N
     assert connections == 3
 
 
+async def test_a_reused_connection_closed_unanswered_is_tried_once_more() -> None:
+    """The keep-alive race: the server drops the kept connection as the next request
+    arrives, answering nothing; the request goes once more on a new connection."""
+    connections = 0
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        index, answered = connections, 0
+        while await read_request(reader):
+            if index == 1 and answered == 1:
+                break  # the second request on the first connection: closed unanswered
+            writer.write(OK_CHUNKED + chunked(SSE))
+            await writer.drain()
+            answered += 1
+        writer.close()
+
+    async with serving(answer) as port:
+        client = ModelClient("openai-chat", f"http://127.0.0.1:{port}/v1", retry=FAST)
+        assert await read_all(client) == SSE
+        assert await read_all(client) == SSE
+        await client.aclose()
+    assert connections == 2
+
+
 @pytest.mark.parametrize(
     ("head", "body"),
     [
@@ -334,9 +359,11 @@ async def test_https_verifies_with_the_certificates_httpx_would_trust(
 ) -> None:
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
-        + ["-keyout", str(key), "-out", str(cert)],
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"),
+            *("-keyout", str(key), "-out", str(cert)),
+        ],
         check=True,
         capture_output=True,
     )

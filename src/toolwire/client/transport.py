@@ -5,11 +5,13 @@ framing read here, one piece per network read.
 Why not ``httpx.AsyncClient`` or httpcore's ``AsyncConnectionPool``: an upstream
 streams hundreds of small SSE events, each its own HTTP chunk, and both hand them on
 one at a time (h11 makes one ``Data`` event per chunk; httpcore passes each through
-three async generators, httpx through three more). Measured on one 2,000-event stream
-(``/tmp`` micro-benchmark of the commit, process CPU per event): httpx 8.8 µs,
-httpcore's pool 6.9 µs, h11 with the events of a read joined 5.0 µs, this module
-1.6 µs. What stays with the libraries: connecting, TLS (httpx's own SSL context:
-certifi, ``SSL_CERT_FILE``/``SSL_CERT_DIR``) and the timeouts of each socket operation
+three async generators, httpx through more). Client CPU per event of a 2,000-event
+stream (``bench/bench_client.py``, load 8-14): httpx 7.5-9.2 µs, httpcore's pool
+6.9-7.4 µs, this module 1.5-1.9 µs. Even h11 alone, with the events of one read joined,
+cost 5.0-5.5 µs: most of it h11's per-chunk event machinery.
+
+What stays with the libraries: connecting, TLS (httpx's own SSL context: certifi,
+``SSL_CERT_FILE``/``SSL_CERT_DIR``) and the timeouts of each socket operation
 (httpcore's ``AnyIOBackend``), writing the request and checking the response head
 (h11). What is read here is only the framing of the body: a length, chunked, or up to
 the close.
