@@ -1,18 +1,21 @@
 """Client CPU per SSE event of reading one upstream stream: ``ModelClient`` (its lean
 transport), httpx and httpcore's connection pool, on the same answer.
 
-Run: ``python bench/bench_client.py [--events N] [--rounds R]``.
+Run: ``python bench/bench_client.py [--events N] [--rounds R] [--callgrind]``.
 
 A server in its own process (not counted) answers every POST with N Chat Completions
 chunks as one HTTP chunk each, as vLLM and llama.cpp send them, written 20 at a time.
 Each round reads 10 answers with each client in turn over one kept-alive connection;
 the figure is this process's CPU time per event, median over the rounds.
+``--callgrind``: instructions instead (``valgrind --tool=callgrind``, repeatable on a
+busy machine), counted only while each client reads its 10 answers.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import statistics
 import subprocess
@@ -22,10 +25,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).parent))
 
 import httpcore
 import httpx
 import orjson
+from callgrind import reduce_loops
 
 from toolwire.client import ModelClient, RetryPolicy
 
@@ -141,14 +146,42 @@ async def bench(base: str, events: int, rounds: int) -> None:
         print(f"  {name:14} {statistics.median(times) * 1e6:6.2f} µs")
 
 
+def count(base: str) -> None:
+    """Under callgrind: each client's 10 answers in one ``functools.reduce``."""
+    loop = asyncio.new_event_loop()
+    readers = {name: loop.run_until_complete(make(base)) for name, make in CLIENTS.items()}
+    for read in readers.values():
+        loop.run_until_complete(read())  # warm: the connection is open, code paths run
+    for name, read in readers.items():
+        got = functools.reduce(
+            lambda total, _: total + loop.run_until_complete(read()), range(ANSWERS), 0
+        )
+        print(name, got)
+
+
+def callgrind(events: int) -> None:
+    found = reduce_loops([__file__, "--count", "--events", str(events)])
+    if found is None:
+        raise SystemExit("valgrind is not installed")
+    counts, _ = found
+    print(f"instructions per SSE event, {events} events per answer (callgrind)")
+    for name, instructions in zip(CLIENTS, counts, strict=True):
+        print(f"  {name:14} {instructions / (ANSWERS * events):8,.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--callgrind", action="store_true")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--count", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.serve:
         serve(opts.serve)
+        return
+    if opts.callgrind:
+        callgrind(opts.events)
         return
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve", str(opts.events)],
@@ -159,7 +192,11 @@ def main() -> None:
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
-        asyncio.run(bench(f"http://127.0.0.1:{port}/v1", opts.events, opts.rounds))
+        base = f"http://127.0.0.1:{port}/v1"
+        if opts.count:
+            count(base)
+        else:
+            asyncio.run(bench(base, opts.events, opts.rounds))
     finally:
         assert server.stdin is not None
         server.stdin.close()
