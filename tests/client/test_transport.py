@@ -5,9 +5,11 @@ gives), TLS, and the httpx path it leaves to (proxies, an injected client)."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import shutil
 import ssl
 import subprocess
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,7 +19,7 @@ import pytest
 from upstream import Script, ScriptedUpstream, chat_chunk
 
 from toolwire.client import ClientTimeouts, ModelClient, RetryPolicy, UpstreamError
-from toolwire.client.transport import WireError, _Chunked
+from toolwire.client.transport import ContentDecoder, WireError, _Chunked
 
 pytestmark = pytest.mark.anyio
 
@@ -193,6 +195,33 @@ def test_a_malformed_chunked_body_is_a_drop_not_a_hang(wire: bytes) -> None:
     with pytest.raises(WireError) as caught:
         _Chunked().feed(wire)
     assert caught.value.kind == "dropped"
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    packer = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    return packer.compress(data) + packer.flush()
+
+
+@pytest.mark.parametrize(
+    ("header", "code"),
+    [
+        ("gzip", gzip.compress),
+        ("deflate", zlib.compress),  # zlib-wrapped, as the RFC says
+        ("deflate", _raw_deflate),  # raw, as some servers send it
+        ("deflate, gzip", lambda data: gzip.compress(zlib.compress(data))),
+        ("identity", lambda data: data),
+        ("br", lambda data: data),  # not asked for: passed as it is, as httpx does
+    ],
+)
+def test_content_codings_are_undone_in_any_pieces(
+    header: str, code: Callable[[bytes], bytes]
+) -> None:
+    body = SSE * 40
+    coded = code(body)
+    for size in (1, 7, len(coded)):
+        decoder = ContentDecoder(header)
+        out = b"".join(decoder.decode(coded[i : i + size]) for i in range(0, len(coded), size))
+        assert out + decoder.flush() == body, (header, size)
 
 
 async def test_a_drop_mid_stream_gives_the_same_error_as_before() -> None:

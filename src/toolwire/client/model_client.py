@@ -32,7 +32,14 @@ import httpx
 import orjson
 
 from toolwire import __version__
-from toolwire.client.transport import Answer, Pool, Target, WireError, decoder, parse_target
+from toolwire.client.transport import (
+    Answer,
+    ContentDecoder,
+    Pool,
+    Target,
+    WireError,
+    parse_target,
+)
 from toolwire.jsontext import dumps
 from toolwire.providers.native_requests import (
     openai_to_gemini,
@@ -206,16 +213,18 @@ class _LeanAnswer:
         return self._headers
 
     async def chunks(self) -> AsyncIterator[bytes]:
-        decoders = [
-            decode
-            for coding in reversed((self.header("content-encoding") or "").split(","))
-            if (decode := decoder(coding)) is not None
-        ]
+        decoder = ContentDecoder(self.header("content-encoding") or "")
+        if not decoder:
+            async for chunk in self._answer.chunks():
+                yield chunk
+            return
         async for chunk in self._answer.chunks():
-            for decode in decoders:
-                chunk = decode(chunk)
+            chunk = decoder.decode(chunk)
             if chunk:
                 yield chunk
+        rest = decoder.flush()
+        if rest:
+            yield rest
 
     async def aclose(self) -> None:
         await self._answer.aclose()

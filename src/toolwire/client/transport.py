@@ -27,7 +27,7 @@ import re
 import ssl
 import time
 import zlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -401,26 +401,51 @@ class _Chunked(_Body):
         return b"".join(parts)
 
 
-def decoder(coding: str) -> Callable[[bytes], bytes] | None:
-    """A content coding's decoder as httpx has one (gzip, deflate); None for
-    ``identity`` and for codings not asked for, whose bytes pass as they are (as
-    httpx passes them)."""
-    coding = coding.strip().lower()
-    if coding in ("gzip", "x-gzip"):
-        return zlib.decompressobj(zlib.MAX_WBITS | 16).decompress
-    if coding == "deflate":  # zlib-wrapped as the RFC says, or raw as some servers send
-        state: list[zlib._Decompress] = []
+class ContentDecoder:
+    """A body's content codings undone, as httpx undoes them: gzip and deflate (zlib-
+    wrapped as the RFC says, or raw as some servers send it); ``identity`` and codings
+    not asked for pass as they are (as httpx passes them)."""
 
-        def inflate(data: bytes) -> bytes:
-            if not state:
-                try:
-                    first = zlib.decompressobj()
-                    out = first.decompress(data)
-                    state.append(first)
-                    return out
-                except zlib.error:
-                    state.append(zlib.decompressobj(-zlib.MAX_WBITS))
-            return state[0].decompress(data)
+    def __init__(self, header: str) -> None:
+        # codings are listed in the order applied: undone last first
+        self._codings = [
+            coding
+            for part in reversed(header.split(","))
+            if (coding := part.strip().lower()) in ("gzip", "x-gzip", "deflate")
+        ]
+        self._inflaters: list[zlib._Decompress | None] = [None] * len(self._codings)
+        self._held = [b""] * len(self._codings)  # deflate's first byte, until the second
 
-        return inflate
-    return None
+    def __bool__(self) -> bool:
+        return bool(self._codings)
+
+    def decode(self, data: bytes) -> bytes:
+        for i, coding in enumerate(self._codings):
+            inflater = self._inflaters[i]
+            if inflater is None:
+                data = self._held[i] + data
+                if coding == "deflate" and len(data) < 2:  # two bytes tell zlib from raw
+                    self._held[i] = data
+                    return b""
+                self._held[i] = b""
+                inflater = self._inflaters[i] = _inflater(coding, data)
+            data = inflater.decompress(data)
+            if not data:
+                return b""
+        return data
+
+    def flush(self) -> bytes:
+        """What the decompressors still hold at the body's end."""
+        data = b""
+        for inflater in self._inflaters:
+            if inflater is not None:
+                data = inflater.decompress(data) + inflater.flush()
+        return data
+
+
+def _inflater(coding: str, first: bytes) -> zlib._Decompress:
+    if coding != "deflate":
+        return zlib.decompressobj(zlib.MAX_WBITS | 16)
+    # a zlib header (RFC 1950): compression method 8, and a multiple of 31
+    wrapped = first[0] & 0x0F == 8 and (first[0] << 8 | first[1]) % 31 == 0
+    return zlib.decompressobj() if wrapped else zlib.decompressobj(-zlib.MAX_WBITS)
