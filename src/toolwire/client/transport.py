@@ -389,10 +389,11 @@ class _Chunked(_Body):
                     self.spare = pos < size
                     break
                 continue
-            size_text = line.split(b";", 1)[0].rstrip(b" \t")
-            if not _HEX.fullmatch(size_text):
-                raise WireError("dropped", "a chunk size is not hexadecimal")
-            self._left = int(size_text, 16)
+            if not _HEX.fullmatch(line):  # (checked first: extensions are rare)
+                line = line.split(b";", 1)[0].rstrip(b" \t")
+                if not _HEX.fullmatch(line):
+                    raise WireError("dropped", "a chunk size is not hexadecimal")
+            self._left = int(line, 16)
             self._trailers = not self._left
         if not self.done and pos < size:
             self._buf = data[pos:]
