@@ -294,6 +294,7 @@ class ModelClient:
         self._pool: Pool | None = None
         self._http: httpx.AsyncClient | None = http
         self._own_http = http is None
+        self._wire_headers: list[tuple[bytes, bytes]] = []  # the lean path's, but the key
         if self._target is not None:
             t = self.timeouts
             self._pool = Pool(connect=t.connect, read=t.read, write=t.write)
