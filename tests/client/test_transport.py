@@ -70,6 +70,24 @@ async def read_all(client: ModelClient, model: str = "m") -> bytes:
         await response.aclose()
 
 
+async def failure(client: ModelClient, **body: object) -> tuple[bytes, UpstreamError]:
+    """What arrived before reading an answer failed, and the error; the client closed.
+    ``body``: the request's fields beside ``{"model": "m", "stream": True}``."""
+    received: list[bytes] = []
+    try:
+        with pytest.raises(UpstreamError) as caught:
+            prepared = client.prepare({"model": "m", "stream": True, **body}, "openai-chat")
+            response = await client.open(prepared)
+            try:
+                async for chunk in response.iter_bytes():
+                    received.append(chunk)
+            finally:
+                await response.aclose()
+    finally:
+        await client.aclose()
+    return b"".join(received), caught.value
+
+
 def chunked(*pieces: bytes) -> bytes:
     return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
 
@@ -233,18 +251,12 @@ async def test_a_drop_mid_stream_gives_the_same_error_as_before() -> None:
 
     async with serving(answer) as port:
         client = ModelClient("openai-chat", f"http://127.0.0.1:{port}/v1", retry=FAST)
-        response = await client.open(client.prepare({"model": "m"}, "openai-chat"))
-        received = []
-        with pytest.raises(UpstreamError) as caught:
-            async for chunk in response.iter_bytes():
-                received.append(chunk)
-        await response.aclose()
-        await client.aclose()
-    assert (caught.value.kind, caught.value.message) == (
+        received, error = await failure(client)
+    assert (error.kind, error.message) == (
         "dropped",
         "the upstream closed the connection early",
     )
-    assert b"".join(received).startswith(SSE)
+    assert received == SSE + b"partial"  # all that came before the cut
 
 
 async def test_a_close_before_any_answer_is_reported_dropped() -> None:
@@ -254,10 +266,8 @@ async def test_a_close_before_any_answer_is_reported_dropped() -> None:
 
     async with serving(answer) as port:
         client = ModelClient("openai-chat", f"http://127.0.0.1:{port}/v1", retry=FAST)
-        with pytest.raises(UpstreamError) as caught:
-            await read_all(client)
-        await client.aclose()
-    assert (caught.value.kind, caught.value.message) == (
+        _, error = await failure(client)
+    assert (error.kind, error.message) == (
         "dropped",
         "the upstream closed the connection",
     )
@@ -265,10 +275,8 @@ async def test_a_close_before_any_answer_is_reported_dropped() -> None:
 
 async def test_a_stall_mid_stream_is_a_read_timeout(upstream: ScriptedUpstream) -> None:
     client = ModelClient("openai-chat", upstream.url, retry=FAST, timeouts=ClientTimeouts(read=0.3))
-    with pytest.raises(UpstreamError) as caught:
-        await read_all(client, "slow-chunks")
-    await client.aclose()
-    assert (caught.value.kind, caught.value.message) == (
+    _, error = await failure(client, model="slow-chunks")
+    assert (error.kind, error.message) == (
         "timeout",
         "the upstream stopped sending (read timeout)",
     )
@@ -286,12 +294,8 @@ async def test_a_server_that_does_not_read_is_a_write_timeout() -> None:
             retry=FAST,
             timeouts=ClientTimeouts(write=0.3),
         )
-        big = {"model": "m", "messages": [{"role": "user", "content": "x" * 24_000_000}]}
-        with pytest.raises(UpstreamError) as caught:
-            response = await client.open(client.prepare(big, "openai-chat"))
-            await response.aclose()
-        await client.aclose()
-    assert (caught.value.kind, caught.value.message) == (
+        _, error = await failure(client, messages=[{"role": "user", "content": "x" * 24_000_000}])
+    assert (error.kind, error.message) == (
         "timeout",
         "the upstream did not answer in time",
     )
@@ -299,10 +303,8 @@ async def test_a_server_that_does_not_read_is_a_write_timeout() -> None:
 
 async def test_connection_refused_is_retried_then_named() -> None:
     client = ModelClient("openai-chat", "http://127.0.0.1:9/v1", retry=FAST)
-    with pytest.raises(UpstreamError) as caught:
-        await read_all(client)
-    await client.aclose()
-    assert (caught.value.kind, caught.value.message) == (
+    _, error = await failure(client)
+    assert (error.kind, error.message) == (
         "connect",
         "cannot reach the upstream at http://127.0.0.1:9/v1/chat/completions",
     )
@@ -343,11 +345,9 @@ async def test_a_5xx_body_gives_its_message_and_status() -> None:
 
     async with serving(answer) as port:
         client = ModelClient("openai-chat", f"http://127.0.0.1:{port}/v1", retry=FAST)
-        with pytest.raises(UpstreamError) as caught:
-            await read_all(client)
-        await client.aclose()
-    assert (caught.value.kind, caught.value.status) == ("status", 502)
-    assert caught.value.message == "the upstream answered 502: no backend"
+        _, error = await failure(client)
+    assert (error.kind, error.status) == ("status", 502)
+    assert error.message == "the upstream answered 502: no backend"
 
 
 async def test_the_request_carries_the_headers_httpx_sent() -> None:
@@ -408,10 +408,8 @@ async def test_https_verifies_with_the_certificates_httpx_would_trust(
     async with serving(answer, tls) as port:
         url = f"https://127.0.0.1:{port}/v1"
         untrusted = ModelClient("openai-chat", url, retry=RetryPolicy(attempts=1))
-        with pytest.raises(UpstreamError) as caught:  # certifi does not know it
-            await read_all(untrusted)
-        await untrusted.aclose()
-        assert caught.value.kind == "connect"
+        _, error = await failure(untrusted)  # certifi does not know it
+        assert error.kind == "connect"
         monkeypatch.setenv("SSL_CERT_FILE", str(cert))
         trusted = ModelClient("openai-chat", url, retry=FAST)
         assert await read_all(trusted) == SSE
