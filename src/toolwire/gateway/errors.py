@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import urllib.parse
+from collections.abc import Sequence
 from typing import Literal
 
 import orjson
 from starlette.responses import Response
 
+from toolwire.audit.redact import REDACTED, redact_text
 from toolwire.client import UpstreamError
 
 Front = Literal["openai-chat", "anthropic", "openai-responses"]
@@ -59,3 +63,23 @@ def upstream_status(error: UpstreamError) -> int:
     if error.kind == "status" and error.status in (400, 404, 413, 422, 429):
         return error.status
     return 502
+
+
+def upstream_keys(key_env: str) -> tuple[str, ...]:
+    """The key the gateway sends upstream (from ``key_env``), in the forms an upstream
+    may echo it: as sent (also inside ``Bearer …``) and percent-encoded."""
+    key = os.environ.get(key_env)
+    if not key:
+        return ()
+    quoted = urllib.parse.quote(key, safe="")
+    return (key,) if quoted == key else (key, quoted)
+
+
+def scrub(text: str, keys: Sequence[str]) -> str:
+    """Upstream text on its way to a client, a log or the audit: the upstream's own
+    key replaced wherever it appears (an upstream may echo the key it refused, and a
+    key of no known shape escapes pattern rules), then the pattern rules."""
+    for key in keys:
+        if key in text:
+            text = text.replace(key, REDACTED)
+    return redact_text(text)

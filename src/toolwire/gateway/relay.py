@@ -27,7 +27,7 @@ from toolwire.events import Event, StreamError, StreamFinished, Usage
 from toolwire.gateway.callids import restore_upstream_ids
 from toolwire.gateway.config import GatewayConfig, ModelRoute
 from toolwire.gateway.delivery import CallDelivery, call_record
-from toolwire.gateway.errors import Front
+from toolwire.gateway.errors import Front, scrub, upstream_keys
 from toolwire.gateway.estimate import estimate_input_tokens
 from toolwire.gateway.metrics import GatewayMetrics
 from toolwire.parser import StreamParser
@@ -95,6 +95,7 @@ class Relay:
         self._first_out = False
         route = route or config.default_route
         assert route is not None, "a gateway without a single upstream needs a route"
+        self._keys = upstream_keys(route.upstream_key_env)
         body = dict(body)
         restore_upstream_ids(body, front)  # ids the gateway gave back to the upstream's
         if route.max_output_tokens is not None:
@@ -149,12 +150,17 @@ class Relay:
         try:
             self.response = await self.client.open(self.prepared)
         except UpstreamError as exc:
+            exc.message = self.scrub(exc.message)  # what the client and the span get
             self._upstream_error(exc)
             self.span.finish(error=exc.message, error_type=exc.kind)
             raise
         self._chunk_at = time.monotonic()
         if self.metrics is not None:
             self.metrics.upstream_ttfb.observe(self.response.ttfb)
+
+    def scrub(self, text: str) -> str:
+        """Upstream text with the upstream's key (and pattern-found secrets) replaced."""
+        return scrub(text, self._keys)
 
     def _upstream_error(self, exc: UpstreamError) -> None:
         if self.metrics is not None:
@@ -172,7 +178,8 @@ class Relay:
     def _encode(self, events: list[Event]) -> str:
         out: list[str] = []
         for event in events:
-            if isinstance(event, StreamError):
+            if isinstance(event, StreamError):  # upstream text: it may echo the key
+                event = StreamError(self.scrub(event.message), self.scrub(event.raw))
                 self.errors.append(event.message)
             elif isinstance(event, StreamFinished):
                 self.finish_reason, self.usage = event.finish_reason, event.usage
@@ -199,7 +206,7 @@ class Relay:
                         yield piece
             except UpstreamError as exc:
                 self._upstream_error(exc)
-                self.errors.append(exc.message)  # the parser's close sees the cut
+                self.errors.append(self.scrub(exc.message))  # the parser's close sees the cut
             piece = self._encode(self.parser.close()) + "".join(self.encoder.close())
             if self.streaming:
                 self._first_byte_out()  # (when nothing went out before the end)

@@ -32,7 +32,9 @@ class Script:
     """One scripted answer. ``fail``: answers given before it, one per request, as
     ``(status, retry_after)``; ``drop_after``: close after this many chunks;
     ``first_byte_delay``: seconds before the response headers; ``body``: the whole
-    answer to a request that does not stream (None: the chunks either way)."""
+    answer to a request that does not stream (None: the chunks either way);
+    ``error_message``: the failures' message, where ``{status}`` is their status and
+    ``{key}`` the key the request carried (servers that echo a key they refuse)."""
 
     chunks: list[bytes]
     content_type: str = "text/event-stream"
@@ -42,6 +44,7 @@ class Script:
     fail: list[tuple[int, float | None]] = field(default_factory=list)
     always_fail: tuple[int, float | None] | None = None
     body: bytes | None = None
+    error_message: str = "scripted {status}"
 
 
 Answer = Script | Callable[[Any], Script]
@@ -192,7 +195,8 @@ class ReplayServer:
         if failure is not None:
             status, retry_after = failure
             extra = {"retry-after": str(retry_after)} if retry_after is not None else {}
-            await _respond(writer, status, {"error": {"message": f"scripted {status}"}}, extra)
+            message = script.error_message.format(status=status, key=_key_sent(headers))
+            await _respond(writer, status, {"error": {"message": message}}, extra)
             return True
         await asyncio.sleep(script.first_byte_delay)
         if script.body is not None and not _streaming(path, body):
@@ -240,6 +244,12 @@ class ReplayServer:
             return True
         finally:
             gone.cancel()
+
+
+def _key_sent(headers: Mapping[str, str]) -> str:
+    """The API key a request carried, in any wire's header."""
+    bearer = headers.get("authorization", "").removeprefix("Bearer ")
+    return bearer or headers.get("x-api-key") or headers.get("x-goog-api-key") or ""
 
 
 _GEMINI_MODEL = re.compile(r"/models/([^/:]+):(\w+)")

@@ -1,0 +1,216 @@
+"""The gateway where the upstream misbehaves or says more than usual: an upstream that
+echoes its key, Anthropic thinking signatures, clients that leave a whole (non-streamed)
+answer, a complete call followed by a cut one, drops mid-answer, the request's
+translation notes and the model list. Real loopback servers on both sides."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from gateway.serving import KEY, GatewayServer
+from upstream import DONE, PLAIN_TEXT, WEATHER_SCHEMA, Script, ScriptedUpstream, chat_chunk
+
+from toolwire.audit import MemorySink
+from toolwire.client import ClientTimeouts, RetryPolicy
+from toolwire.gateway import GatewayConfig
+from toolwire.gateway.config import ModelRoute
+from toolwire.replay import call_stream, text_stream
+from toolwire.replay.wires import anthropic_events
+
+pytestmark = pytest.mark.gateway
+
+UPSTREAM_KEY = "token-abc123"  # of no known key shape: only the literal key finds it
+KEY_ENV = "TOOLWIRE_TEST_EDGES_UPSTREAM_KEY"
+ANTHROPIC_HEADERS = {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
+SIGNATURE = "EqQBCkYIBxgCKkDsignature+/="
+
+
+def signed_thinking_then_call() -> list[dict[str, Any]]:
+    """An Anthropic answer with a signed thinking block, then a ``tool_use``."""
+    return [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "m",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "I should call it."},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": SIGNATURE},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "toolu_01A", "name": "get_weather"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": '{"city": "Oslo"}'},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 20},
+        },
+        {"type": "message_stop"},
+    ]
+
+
+def signed_body() -> bytes:
+    """The same answer as a whole ``message`` (what a request without stream gets)."""
+    return json.dumps(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "content": [
+                {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE},
+                {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Oslo"}},
+            ],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 20},
+        }
+    ).encode()
+
+
+# a complete call in slot 0, then a second call cut off by the output limit
+CALL_THEN_CUT = [
+    *call_stream("get_weather", ['{"city": "A"}'], None)[:-1],
+    chat_chunk(
+        {
+            "tool_calls": [
+                {
+                    "index": 1,
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "B'},
+                }
+            ]
+        }
+    ),
+    chat_chunk({}, "length"),
+    DONE,
+]
+
+SCRIPTS: dict[str, Script] = {
+    "refuses-key": Script(PLAIN_TEXT, always_fail=(401, None), error_message="key {key} is not valid"),
+    "errs-with-key": Script(
+        anthropic_events(
+            [
+                {"type": "message_start", "message": {"usage": {"input_tokens": 3}}},
+                {"type": "error", "error": {"type": "api_error", "message": f"bad key {UPSTREAM_KEY}"}},
+            ]
+        )
+    ),
+    "signed": Script(anthropic_events(signed_thinking_then_call()), body=signed_body()),
+    "slow-stream": Script(text_stream(["tick "] * 200), chunk_delay=0.05),
+    "call-then-cut": Script(CALL_THEN_CUT),
+    "drop-text": Script(PLAIN_TEXT, drop_after=2),
+    "drop-call": Script(call_stream("get_weather", ['{"city": ', '"Lima"}'], "tool_calls"), drop_after=2),
+}
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[ScriptedUpstream]:
+    with ScriptedUpstream(SCRIPTS) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def sink() -> MemorySink:
+    return MemorySink()
+
+
+@pytest.fixture(scope="module")
+def gateway(upstream: ScriptedUpstream, sink: MemorySink) -> Iterator[GatewayServer]:
+    """Chat Completions upstream for every name, and ``anthropic/<script>``: the same
+    scripts behind an Anthropic-format upstream."""
+    common: dict[str, Any] = {
+        "upstream_url": upstream.url,
+        "upstream_key_env": KEY_ENV,
+        "timeouts": ClientTimeouts(read=2.0),
+        "retry": RetryPolicy(attempts=1),
+    }
+    routes = tuple(
+        ModelRoute(name=f"anthropic/{name}", upstream_format="anthropic", model=name, **common)
+        for name in SCRIPTS
+    )
+    config = GatewayConfig(
+        **common, api_keys=(KEY,), audit=sink, routes=routes, text_format="auto"
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(KEY_ENV, UPSTREAM_KEY)
+        with GatewayServer(config) as server:
+            yield server
+
+
+def chat(model: str, stream: bool = False, **extra: Any) -> dict[str, Any]:
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}}]
+    messages = [{"role": "user", "content": "weather?"}]
+    return {"model": model, "stream": stream, "messages": messages, "tools": tools, **extra}
+
+
+def messages(model: str, stream: bool = False, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": model,
+        "stream": stream,
+        "max_tokens": 2000,
+        "messages": [{"role": "user", "content": "weather?"}],
+        "tools": [{"name": "get_weather", "input_schema": WEATHER_SCHEMA}],
+        **extra,
+    }
+
+
+def sse_data(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
+
+
+# -- 1. the upstream's key never reaches the client, the logs or the audit -------------
+
+
+def test_an_upstream_that_echoes_its_key_does_not_pass_it_on(
+    gateway: GatewayServer, upstream: ScriptedUpstream, sink: MemorySink
+) -> None:
+    assert os.environ.get(KEY_ENV) == UPSTREAM_KEY
+    answers = [
+        httpx.post(gateway.url + "/v1/chat/completions", json=chat("refuses-key"), headers={"x-api-key": KEY}),
+        httpx.post(gateway.url + "/v1/messages", json=messages("refuses-key"), headers=ANTHROPIC_HEADERS),
+        httpx.post(gateway.url + "/v1/responses", json={"model": "refuses-key", "input": "x"}, headers={"x-api-key": KEY}),
+        httpx.post(gateway.url + "/v1/messages", json=messages("anthropic/errs-with-key", True), headers=ANTHROPIC_HEADERS),
+        httpx.post(gateway.url + "/v1/messages", json=messages("anthropic/errs-with-key"), headers=ANTHROPIC_HEADERS),
+    ]
+    assert upstream.requests[0].headers["authorization"] == f"Bearer {UPSTREAM_KEY}"
+    for answer in answers:
+        assert UPSTREAM_KEY not in answer.text
+        assert "[REDACTED]" in answer.text  # the message itself still reaches the client
+    assert [a.status_code for a in answers] == [502, 502, 502, 200, 502]
+    assert UPSTREAM_KEY not in repr([r.to_dict() for r in sink.records])
