@@ -89,9 +89,12 @@ class TextDelta:
 
 @dataclass(slots=True)
 class ReasoningDelta:
-    """Reasoning / thinking text."""
+    """Reasoning / thinking text. ``signature``: an Anthropic upstream's signature of
+    the thinking block this text belongs to (it comes last, and ends the block); a
+    client that sends the block back must send it unchanged."""
 
     text: str
+    signature: str = ""
 
 
 @dataclass(slots=True)

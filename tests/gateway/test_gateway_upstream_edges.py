@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import anthropic
 import httpx
 import pytest
 from gateway.serving import KEY, GatewayServer
@@ -214,3 +215,53 @@ def test_an_upstream_that_echoes_its_key_does_not_pass_it_on(
         assert "[REDACTED]" in answer.text  # the message itself still reaches the client
     assert [a.status_code for a in answers] == [502, 502, 502, 200, 502]
     assert UPSTREAM_KEY not in repr([r.to_dict() for r in sink.records])
+
+
+# -- 2. Anthropic thinking signatures pass through, both ways --------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_anthropic_signatures_reach_the_client_and_go_back_unchanged(
+    gateway: GatewayServer, upstream: ScriptedUpstream, stream: bool
+) -> None:
+    client = anthropic.Anthropic(base_url=gateway.url, api_key=KEY, max_retries=0)
+    request: dict[str, Any] = {
+        "model": "anthropic/signed",
+        "max_tokens": 2000,
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "tools": [{"name": "get_weather", "input_schema": WEATHER_SCHEMA}],
+    }
+    history: list[Any] = [{"role": "user", "content": "weather?"}]
+    if stream:
+        with client.messages.stream(messages=history, **request) as events:
+            message = events.get_final_message()
+    else:
+        message = client.messages.create(messages=history, **request)
+    thinking, call = message.content
+    assert thinking.type == "thinking" and thinking.signature == SIGNATURE
+    assert thinking.thinking == "I should call it."
+    assert call.type == "tool_use" and call.input == {"city": "Oslo"}
+    assert message.stop_reason == "tool_use"
+    # turn 2, as Claude Code sends it: the assistant turn as received, then the result
+    history += [
+        {"role": "assistant", "content": [block.model_dump() for block in message.content]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "rain"}]},
+    ]
+    client.messages.create(messages=history, **request)
+    sent = upstream.requests[-1].body["messages"][1]["content"]
+    assert sent[0] == {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE}
+    assert sent[1]["id"] == "toolu_01A"  # the upstream's own id again
+    assert upstream.requests[-1].body["thinking"] == request["thinking"]
+
+
+def test_thinking_without_a_signature_says_so() -> None:
+    """Where toolwire makes the thinking block (any other upstream) it has no signature
+    to give: the field is empty, never made up, and the encoder notes it."""
+    from toolwire.encoders import make_encoder
+    from toolwire.events import ReasoningDelta, StreamFinished
+
+    for whole in (False, True):
+        encoder = make_encoder("anthropic", whole=whole)
+        out = "".join(encoder.encode([ReasoningDelta("hm"), StreamFinished("stop")]))
+        assert '"signature":""' in out
+        assert any("no signature" in note for note in encoder.lossy)

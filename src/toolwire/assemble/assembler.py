@@ -216,6 +216,10 @@ class CallAssembler:
                 text = self._unmarked(text)
             self.events.append(ReasoningDelta(text))
 
+    def reasoning_signature(self, signature: str) -> None:
+        if signature:
+            self.events.append(ReasoningDelta("", signature))
+
     def error(self, message: str, raw: str = "") -> None:
         if self.invalid_utf8 is not None:
             message, raw = self._unmarked(message), self._unmarked(raw)

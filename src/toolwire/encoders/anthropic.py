@@ -7,6 +7,10 @@
 without one) and there is never a ``[DONE]``. A failed stream ends with
 ``event: error``.
 
+Thinking blocks carry the upstream's signature (``signature_delta``) when an
+Anthropic upstream signed them, unchanged; otherwise ``signature`` is empty (and
+noted): only Anthropic can sign, and a made-up signature would be rejected.
+
 A truncated tool call is held back (``toolwire.cutoff``) and the stop reason is
 ``max_tokens``. With ``arguments="stream"`` its block may already be open when the
 cut shows: it stays open (no ``content_block_stop``), for it never finished.
@@ -21,7 +25,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
-from toolwire.encoders.body import WholeBodyEncoder
+from toolwire.encoders.body import Part, WholeBodyEncoder
 from toolwire.events import StreamFinished, ToolCall, Usage
 
 _REASONS = {
@@ -30,7 +34,7 @@ _REASONS = {
     "length": "max_tokens",
     "content_filter": "refusal",
 }
-_NO_SIGNATURE = "thinking blocks carry no signature (the upstream was not Anthropic)"
+_NO_SIGNATURE = "thinking blocks carry no signature (the upstream signed none)"
 
 
 def anthropic_usage_dict(usage: Usage) -> dict[str, Any]:
@@ -56,6 +60,7 @@ class AnthropicEncoder(StreamEncoder):
         super().__init__(**kwargs)
         self._block: str | None = None  # type of the open block
         self._index = -1  # index of the last block started
+        self._signed = False  # the open thinking block got its signature
 
     def _event(self, name: str, data: dict[str, Any]) -> str:
         return sse({"type": name, **data}, event=name)
@@ -77,6 +82,8 @@ class AnthropicEncoder(StreamEncoder):
     def _close_block(self) -> list[str]:
         if self._block is None:
             return []
+        if self._block == "thinking" and not self._signed:
+            self.note(_NO_SIGNATURE)
         self._block = None
         return [self._event("content_block_stop", {"index": self._index})]
 
@@ -99,14 +106,24 @@ class AnthropicEncoder(StreamEncoder):
         out.append(self._delta({"type": "text_delta", "text": text}))
         return out
 
+    def _open_thinking(self) -> list[str]:
+        out = self._open_block("thinking", {"type": "thinking", "thinking": "", "signature": ""})
+        self._signed = False
+        return out
+
     def _reasoning(self, text: str) -> list[str]:
         out = []
-        if self._block != "thinking":
-            out = self._open_block(
-                "thinking", {"type": "thinking", "thinking": "", "signature": ""}
-            )
-            self.note(_NO_SIGNATURE)
+        if self._block != "thinking" or self._signed:  # a signature ended the last one
+            out = self._open_thinking()
         out.append(self._delta({"type": "thinking_delta", "thinking": text}))
+        return out
+
+    def _signature(self, signature: str) -> list[str]:
+        """The upstream's signature, unchanged: Anthropic checks it when the client
+        sends the block back."""
+        out = [] if self._block == "thinking" and not self._signed else self._open_thinking()
+        out.append(self._delta({"type": "signature_delta", "signature": signature}))
+        self._signed = True
         return out
 
     def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:
@@ -146,6 +163,14 @@ class AnthropicBodyEncoder(WholeBodyEncoder, AnthropicEncoder):
     streams_arguments: ClassVar[bool] = False  # a tool_use input is an object
     format_title = "Anthropic message"
 
+    def _signature(self, signature: str) -> list[str]:
+        last = self.parts[-1] if self.parts else None
+        if last is None or last.kind != "reasoning" or last.signature:
+            last = Part("reasoning")
+            self.parts.append(last)
+        last.signature = signature
+        return []
+
     def _body(self, finished: StreamFinished) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
         for part in self.parts:
@@ -158,8 +183,10 @@ class AnthropicBodyEncoder(WholeBodyEncoder, AnthropicEncoder):
             elif part.kind == "text":
                 content.append({"type": "text", "text": part.text})
             else:
-                self.note(_NO_SIGNATURE)
-                content.append({"type": "thinking", "thinking": part.text, "signature": ""})
+                if not part.signature:
+                    self.note(_NO_SIGNATURE)
+                block = {"type": "thinking", "thinking": part.text, "signature": part.signature}
+                content.append(block)
         usage = usage_or_empty(finished.usage)
         return {
             "id": f"msg_{self.message_id}",

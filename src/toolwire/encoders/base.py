@@ -187,6 +187,8 @@ class StreamEncoder(ABC):
         elif isinstance(event, ReasoningDelta):
             if event.text:
                 out.extend(self._reasoning(event.text))
+            if event.signature:
+                out.extend(self._signature(event.signature))
         elif isinstance(event, CallStarted):
             if self._streaming:
                 self._open_call = event.slot
@@ -260,6 +262,12 @@ class StreamEncoder(ABC):
 
     @abstractmethod
     def _reasoning(self, text: str) -> list[str]: ...
+
+    def _signature(self, signature: str) -> list[str]:
+        """An Anthropic thinking block's signature; only Anthropic's format has a place
+        for it."""
+        self.note("thinking signatures were dropped (only Anthropic's format carries them)")
+        return []
 
     def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:
         raise NotImplementedError  # pragma: no cover - formats that stream arguments

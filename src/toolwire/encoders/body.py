@@ -30,6 +30,7 @@ class Part:
     kind: PartKind
     texts: list[str] = field(default_factory=list)
     call: ToolCall | None = None
+    signature: str = ""  # of a reasoning part: its Anthropic signature, which ends it
 
     @property
     def text(self) -> str:
@@ -55,7 +56,7 @@ class WholeBodyEncoder(StreamEncoder):
         return [part.call for part in self.parts if part.call is not None]
 
     def _add(self, kind: PartKind, text: str) -> list[str]:
-        if not self.parts or self.parts[-1].kind != kind:
+        if not self.parts or self.parts[-1].kind != kind or self.parts[-1].signature:
             self.parts.append(Part(kind))
         self.parts[-1].texts.append(text)
         return []

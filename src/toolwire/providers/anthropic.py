@@ -102,8 +102,13 @@ class AnthropicDecoder(SSEWireDecoder):
                 index = None
         elif dtype == "thinking_delta":
             key, role = "thinking", REASONING
+        elif dtype == "signature_delta":  # passed on: a client sends it back unchanged
+            signature = delta.get("signature")
+            if type(signature) is str:
+                self.sink.reasoning_signature(signature)
+            return
         else:
-            return  # signature_delta and citations carry nothing toolwire reports
+            return  # citations carry nothing toolwire reports
         value = delta.get(key)
         if type(value) is not str:
             value = self.string_field(delta, key, "delta", raw)  # "", reported if not null
@@ -141,6 +146,9 @@ class AnthropicDecoder(SSEWireDecoder):
             self.text(self.string_field(block, "text", "content_block", raw))
         elif btype == "thinking":
             self.sink.reasoning(self.string_field(block, "thinking", "content_block", raw))
+            signature = block.get("signature")  # a whole message's block has it here
+            if type(signature) is str:
+                self.sink.reasoning_signature(signature)
 
     def _content_block_stop(self, event: dict[str, Any], raw: Raw) -> None:
         index = _index(event)
