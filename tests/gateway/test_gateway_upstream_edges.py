@@ -265,3 +265,28 @@ def test_thinking_without_a_signature_says_so() -> None:
         out = "".join(encoder.encode([ReasoningDelta("hm"), StreamFinished("stop")]))
         assert '"signature":""' in out
         assert any("no signature" in note for note in encoder.lossy)
+
+
+# -- 3. a client that leaves a whole answer closes the upstream request ----------------
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/chat/completions", chat("slow-stream")),
+        ("/v1/messages", messages("slow-stream")),
+        ("/v1/responses", {"model": "slow-stream", "input": "x"}),
+    ],
+)
+def test_a_client_leaving_a_whole_answer_closes_the_upstream_request(
+    gateway: GatewayServer, upstream: ScriptedUpstream, path: str, body: dict[str, Any]
+) -> None:
+    """The upstream takes 10 s; the client (stream false) gives up after 0.5 s."""
+    before = len(upstream.disconnects)
+    with pytest.raises(httpx.TimeoutException):
+        httpx.post(gateway.url + path, json=body, headers=ANTHROPIC_HEADERS, timeout=0.5)
+    left = time.monotonic()
+    while len(upstream.disconnects) == before and time.monotonic() < left + 3:
+        time.sleep(0.01)
+    assert len(upstream.disconnects) > before, "the upstream was read on to its end"
+    assert upstream.disconnects[-1] - left < 1.0

@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -42,6 +42,7 @@ from toolwire.httpkeys import key_index
 log = logging.getLogger("toolwire.gateway")
 
 
+_T = TypeVar("_T")
 # pieces a stream may have made and not yet written before the relay waits for the client
 _QUEUED_PIECES = 256
 
@@ -124,6 +125,33 @@ class RelayStreamResponse(Response):
                     pass
                 body = "".join(batch).encode()
                 await send({"type": "http.response.body", "body": body, "more_body": True})
+
+
+async def until_disconnect(
+    receive: Receive, work: Callable[[], Awaitable[_T]]
+) -> tuple[_T] | None:
+    """``(work(),)``, or None when the client disconnects first: ``work`` is then
+    cancelled at once, which closes its upstream request (as a stream's client going
+    away does) instead of reading the upstream to its end for nobody."""
+    done: list[_T] = []
+    failed: list[Exception] = []  # raised as it is, not in a task group's ExceptionGroup
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            # the body was read whole: what comes next is the client going away
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        try:
+            done.append(await work())
+        except Exception as exc:
+            failed.append(exc)
+        group.cancel_scope.cancel()
+    if failed:
+        raise failed[0]
+    return (done[0],) if done else None
 
 
 def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlette:
@@ -222,7 +250,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         if route is None:
             return error_response(front, 404, f"the model {name!r} is not served here"), "-"
         if limiter is None:
-            response, upstream, _ = await relay_turn(front, body, route, arrived, None)
+            response, upstream, _ = await relay_turn(request, front, body, route, arrived, None)
             return response, upstream
         who = caller(request) or anonymous
         estimate = estimate_input_tokens(body) if config.limits.tokens_per_minute else 0
@@ -238,7 +266,9 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         streaming = False
         turn: Relay | None = None
         try:
-            response, upstream, turn = await relay_turn(front, body, route, arrived, release)
+            response, upstream, turn = await relay_turn(
+                request, front, body, route, arrived, release
+            )
             streaming = isinstance(response, RelayStreamResponse)
             return response, upstream
         finally:
@@ -246,6 +276,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
                 await release(turn)
 
     async def relay_turn(
+        request: Request,
         front: Front,
         body: dict[str, Any],
         route: ModelRoute,
@@ -269,16 +300,23 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         except ValueError as exc:
             return error_response(front, 400, str(exc)), client.base_url, None
         try:
-            await turn.open()
+            opened = await until_disconnect(request.receive, turn.open)
         except UpstreamError as exc:
             headers = {}
             if exc.status == 429 and exc.retry_after is not None:
                 headers["retry-after"] = str(int(exc.retry_after + 0.999))
+            status = upstream_status(exc)
             # (the message is scrubbed: the upstream's error text may echo its key)
-            return error_response(front, upstream_status(exc), exc.message, headers), client.base_url, turn
+            return error_response(front, status, exc.message, headers), client.base_url, turn
+        if opened is None:  # the client left while the upstream was being asked
+            await turn.finish()
+            return Response(status_code=499), client.base_url, turn
         if turn.streaming:
             return RelayStreamResponse(turn, on_close), client.base_url, turn
-        status, text = await turn.whole()
+        whole = await until_disconnect(request.receive, turn.whole)
+        if whole is None:  # the client left; the relay closed its upstream request
+            return Response(status_code=499), client.base_url, turn
+        status, text = whole[0]
         response = Response(
             text,
             status_code=status,

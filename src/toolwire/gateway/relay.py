@@ -150,10 +150,14 @@ class Relay:
         try:
             self.response = await self.client.open(self.prepared)
         except UpstreamError as exc:
-            exc.message = self.scrub(exc.message)  # what the client and the span get
-            self._upstream_error(exc)
-            self.span.finish(error=exc.message, error_type=exc.kind)
-            raise
+            # what the client, the span and any traceback get: the upstream's error
+            # text may echo its key (the original, unscrubbed, is not chained)
+            scrubbed = UpstreamError(
+                exc.kind, self.scrub(exc.message), status=exc.status, retry_after=exc.retry_after
+            )
+            self._upstream_error(scrubbed)
+            self.span.finish(error=scrubbed.message, error_type=scrubbed.kind)
+            raise scrubbed from None
         self._chunk_at = time.monotonic()
         if self.metrics is not None:
             self.metrics.upstream_ttfb.observe(self.response.ttfb)
