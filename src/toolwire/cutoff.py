@@ -3,8 +3,9 @@
 A call the model did not finish (status ``truncated``) is not fit to run: its
 arguments are whatever came before the cut. Whoever hands calls on to a client (the
 encoders, the gateway) holds it back, records it, and says the output was cut: the
-stop reason becomes ``length`` (``max_tokens`` for Anthropic), never ``tool_calls``
-and never a plain ``stop``.
+stop reason becomes ``length`` (``max_tokens`` for Anthropic), never a plain ``stop``.
+When complete calls were delivered before it, the stop reason is ``tool_calls``
+instead (the client runs the calls it got; the held-back one is noted).
 """
 
 from __future__ import annotations

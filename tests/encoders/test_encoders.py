@@ -105,7 +105,8 @@ def test_anthropic_sequence_event_lines_and_no_done() -> None:
         ("stop", "stop", 1, "tool_use"),  # F17: a call was emitted
         ("stop", None, 0, "end_turn"),
         ("stop", "stop_sequence", 0, "stop_sequence"),  # kept: the format has it
-        ("length", None, 1, "max_tokens"),
+        ("length", None, 0, "max_tokens"),
+        ("length", None, 1, "tool_use"),  # calls delivered: the client runs them
         ("content_filter", "content_filter", 0, "refusal"),
     ],
 )
@@ -221,7 +222,8 @@ def test_openai_chat_chunks_usage_and_done() -> None:
     [
         ("stop", 1, "tool_calls"),
         ("stop", 0, "stop"),
-        ("length", 1, "length"),
+        ("length", 0, "length"),
+        ("length", 1, "tool_calls"),  # calls delivered: the client runs them
         ("content_filter", 0, "content_filter"),
     ],
 )
@@ -249,7 +251,7 @@ def test_responses_events_and_terminals() -> None:
     assert [i["type"] for i in final["output"]] == ["reasoning", "message", "function_call"]
     assert final["output"][2]["arguments"] == '{"city":"Oslo"}'
     assert final["usage"]["input_tokens_details"] == {"cached_tokens": 2, "cache_write_tokens": 0}
-    incomplete = sse_messages(encode_events(turn("length"), "openai-responses"))[-1]
+    incomplete = sse_messages(encode_events(turn("length", calls=0), "openai-responses"))[-1]
     assert incomplete[0] == "response.incomplete"
     assert incomplete[1]["response"]["incomplete_details"] == {"reason": "max_output_tokens"}
     failed = sse_messages(encode_events([StreamFinished("error")], "openai-responses"))[-1]
@@ -272,7 +274,7 @@ def test_object_formats_leave_out_truncated_calls_and_say_so(fmt: str) -> None:
     assert any("truncated call" in note for note in encoder.lossy)
     result = parse_stream(text, "gemini" if fmt.startswith("gemini") else fmt)
     assert [c.arguments for c in result.calls] == [{"city": "Oslo"}]
-    assert result.finish_reason == "length"
+    assert result.finish_reason == "tool_calls"  # the client runs the call it got
 
 
 def test_gemini_framings_and_reasons() -> None:

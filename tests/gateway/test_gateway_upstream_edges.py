@@ -290,3 +290,40 @@ def test_a_client_leaving_a_whole_answer_closes_the_upstream_request(
         time.sleep(0.01)
     assert len(upstream.disconnects) > before, "the upstream was read on to its end"
     assert upstream.disconnects[-1] - left < 1.0
+
+
+# -- 4. a complete call, then a cut one: the client runs the one it got ----------------
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_calls_delivered_before_a_cut_one_end_the_turn_as_tool_calls(
+    gateway: GatewayServer, sink: MemorySink, stream: bool
+) -> None:
+    url = gateway.url
+    anth = httpx.post(url + "/v1/messages", json=messages("call-then-cut", stream), headers=ANTHROPIC_HEADERS)
+    oai = httpx.post(url + "/v1/chat/completions", json=chat("call-then-cut", stream), headers=ANTHROPIC_HEADERS)
+    tools = [{"type": "function", "name": "get_weather", "parameters": WEATHER_SCHEMA}]
+    resp_body = {"model": "call-then-cut", "input": "x", "tools": tools, "stream": stream}
+    resp = httpx.post(url + "/v1/responses", json=resp_body, headers=ANTHROPIC_HEADERS)
+    if stream:
+        a_events, o_events, r_events = sse_data(anth.text), sse_data(oai.text), sse_data(resp.text)
+        a_blocks = [e["content_block"]["type"] for e in a_events if e["type"] == "content_block_start"]
+        a_stop = [e["delta"]["stop_reason"] for e in a_events if e["type"] == "message_delta"]
+        choices = [c for e in o_events for c in e.get("choices", [])]
+        o_calls = [t["function"]["name"] for c in choices for t in c["delta"].get("tool_calls") or [] if "name" in t.get("function", {})]
+        o_finish = [c["finish_reason"] for c in choices if c["finish_reason"]]
+        final = r_events[-1]["response"]
+    else:
+        a_blocks, a_stop = [b["type"] for b in anth.json()["content"]], [anth.json()["stop_reason"]]
+        message = oai.json()["choices"][0]
+        o_calls = [t["function"]["name"] for t in message["message"]["tool_calls"]]
+        o_finish = [message["finish_reason"]]
+        final = resp.json()
+    assert (a_blocks, a_stop) == (["tool_use"], ["tool_use"])
+    assert (o_calls, o_finish) == (["get_weather"], ["tool_calls"])
+    assert [o["type"] for o in final["output"]] == ["function_call"]
+    assert (final["status"], final["incomplete_details"]) == ("completed", None)
+    # the held-back call is in the audit, as every held-back call is
+    mine = [r for r in sink.records if r.extra["model"] == "call-then-cut"][-6:]
+    assert [(r.status, r.extra["delivered"]) for r in mine] == [("ok", True), ("truncated", False)] * 3
+

@@ -12,7 +12,7 @@ Anthropic upstream signed them, unchanged; otherwise ``signature`` is empty (and
 noted): only Anthropic can sign, and a made-up signature would be rejected.
 
 A truncated tool call is held back (``toolwire.cutoff``) and the stop reason is
-``max_tokens``. With ``arguments="stream"`` its block may already be open when the
+``max_tokens`` (``tool_use`` when calls went out before it). With ``arguments="stream"`` its block may already be open when the
 cut shows: it stays open (no ``content_block_stop``), for it never finished.
 
 ``AnthropicBodyEncoder``: the ``message`` object of a non-streaming request. Its

@@ -10,7 +10,8 @@ Arguments policy:
 - ``"final"`` (default): a tool call goes out whole when it is finished, with the
   repaired, coerced arguments as canonical JSON and the normalized name. A
   truncated call never goes out (G1, ``toolwire.cutoff``): it is held back, noted in
-  ``lossy``, and the stop reason says the output was cut (``length``). An unreadable
+  ``lossy``, and the stop reason says the output was cut (``length``), unless calls
+  went out before it: then it is ``tool_calls`` (the client runs the calls it got). An unreadable
   call goes out with its raw text where arguments are text; formats that carry
   arguments as objects cannot express it and leave it out (noted in ``lossy``).
 - ``"stream"``: argument text is forwarded as it arrives (lower latency). The
@@ -26,6 +27,7 @@ time: events for other slots wait while a streamed call is open.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 import uuid
@@ -95,6 +97,7 @@ class StreamEncoder(ABC):
         self.lossy: list[str] = []
         self.calls_emitted = 0
         self.calls_held_back = 0  # truncated calls the client did not get as calls
+        self.calls_left_unfinished = 0  # of those, streamed ones whose start went out
         self.finished = False
         self._started = False
         self._open_call: int | None = None  # slot of a streamed call whose block is open
@@ -202,6 +205,7 @@ class StreamEncoder(ABC):
                 self._open_call = None
                 if not deliverable(call):  # its start is out already: it ends unfinished
                     self.calls_held_back += 1
+                    self.calls_left_unfinished += 1
                     self.note(
                         f"a truncated call to {call.name!r} was streamed before it was "
                         "cut off; it was left unfinished"
@@ -226,12 +230,28 @@ class StreamEncoder(ABC):
                 out.extend(self._whole_call(call))
         elif isinstance(event, StreamFinished):
             self.finished = True
-            if self.calls_held_back:
-                event = cut_finish(event)
+            event = self._turn_end(event)
             if event.finish_reason == "error":
                 out.extend(self._fail(self._last_error or "the upstream stream failed"))
             else:
                 out.extend(self._finish(event))
+
+    def _turn_end(self, finished: StreamFinished) -> StreamFinished:
+        """The finish the client gets. Calls delivered (and none left half-sent): the
+        turn ends for them, ``tool_calls``, even when the output was then cut (a call
+        cut after them is held back and noted; the client runs the ones it got).
+        Otherwise a held-back call makes it ``length`` (``toolwire.cutoff``)."""
+        if (
+            self.calls_emitted
+            and not self.calls_left_unfinished
+            and finished.finish_reason in ("stop", "tool_calls", "length")
+        ):
+            if finished.finish_reason == "tool_calls":
+                return finished
+            return dataclasses.replace(finished, finish_reason="tool_calls", raw_finish_reason=None)
+        if self.calls_held_back:
+            return cut_finish(finished)
+        return finished
 
     def _whole_call_fits(self, call: ToolCall) -> bool:
         """A format whose arguments are objects (``streams_arguments`` False) cannot

@@ -8,7 +8,7 @@
 ``content_filter``) or ``response.failed``. Every event has a ``sequence_number``.
 
 A truncated function call is held back (``toolwire.cutoff``) and the response is
-``incomplete``. With ``arguments="stream"`` its item may already be out when the cut
+``incomplete`` (``completed`` when calls went out before it). With ``arguments="stream"`` its item may already be out when the cut
 shows: it gets no ``.done`` events, and the final response lists it as
 ``incomplete``.
 

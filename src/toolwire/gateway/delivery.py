@@ -2,8 +2,8 @@
 
 - A **truncated** call is never delivered (G1, ``toolwire.cutoff``): it goes on to
   the client's encoder, which holds it back by the same rule and makes the stop
-  reason ``max_tokens`` / ``length``; here it is recorded as not delivered (status
-  ``truncated``).
+  reason ``max_tokens`` / ``length`` (``tool_use`` / ``tool_calls`` when calls were
+  delivered before it); here it is recorded as not delivered (status ``truncated``).
 - An **invalid** call is delivered, so that the client can answer the model with the
   error. Where arguments are text (OpenAI) the client gets the text as the model sent
   it. Where arguments are an object (Anthropic ``tool_use.input``) and the text cannot
