@@ -95,6 +95,7 @@ SCRIPTS: dict[str, Script] = {
     "unreadable": Script(UNREADABLE),
     "text": Script(PLAIN_TEXT),
     "drop": Script(PYTHON_DICT, drop_after=3),
+    "drop-text": Script(PLAIN_TEXT, drop_after=2),  # dropped mid-text, no call
     "slow-first-byte": Script(PLAIN_TEXT, first_byte_delay=2.0),
     "rate-limited": Script(PLAIN_TEXT, fail=[(429, 0.2)]),
     "server-error": Script(PLAIN_TEXT, always_fail=(500, None)),

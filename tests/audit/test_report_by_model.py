@@ -44,7 +44,7 @@ RECORDS = [
     gateway_record("qwen", "complete"),
     gateway_record("qwen", "repaired", ("trailing_comma",)),
     gateway_record("qwen", "repaired", ("trailing_comma", "single_quote")),
-    gateway_record("qwen", "truncated"),
+    gateway_record("qwen", "truncated", ("close_brackets",)),  # as F33's: not repaired
     gateway_record("llama", "invalid"),
     gateway_record("llama", "repaired", ("code_fence",)),
 ]

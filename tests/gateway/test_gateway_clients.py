@@ -165,7 +165,9 @@ def test_every_call_leaves_an_audit_record(gateway: GatewayServer, sink: MemoryS
     )
 
 
-def test_upstream_drop_mid_stream_ends_with_an_error_and_no_call(gateway: GatewayServer) -> None:
+def test_upstream_drop_mid_stream_ends_with_an_error_and_no_call(
+    gateway: GatewayServer, sink: MemorySink
+) -> None:
     client = openai_client(gateway)
     seen_calls = []
     with pytest.raises(openai.APIError):
@@ -179,6 +181,22 @@ def test_upstream_drop_mid_stream_ends_with_an_error_and_no_call(gateway: Gatewa
     assert seen_calls == []
     with pytest.raises(anthropic.APIStatusError):
         ask_anthropic(gateway, "drop", stream=True)
+    # the audit says what happened: the call in flight was cut by the drop
+    for record in [r for r in sink.records if r.extra["model"] == "drop"][-2:]:
+        assert (record.status, record.extra["delivered"]) == ("truncated", False)
+        assert "closed the connection early" in record.extra["upstream_error"]
+    # a drop with no call in flight leaves a failed turn (task id: the request id)
+    before = set(sink.tasks)
+    with pytest.raises(openai.APIError):
+        for _ in client.chat.completions.create(
+            model="drop-text", messages=[{"role": "user", "content": "x"}], stream=True
+        ):
+            pass
+    deadline = time.monotonic() + 2  # the audit is written once the stream has ended
+    while set(sink.tasks) == before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (failed,) = [sink.tasks[t] for t in set(sink.tasks) - before]
+    assert failed.status == "failed" and failed.ended_at is not None
 
 
 def test_wrong_key_is_401_in_each_clients_format(gateway: GatewayServer) -> None:

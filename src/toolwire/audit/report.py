@@ -89,14 +89,17 @@ def build_model_report(records: Iterable[ExecutionRecord]) -> list[ModelStats]:
         model = name if isinstance(name, str) else None
         st = per_model.setdefault(model, ModelStats(model=model))
         st.calls += 1
-        if rec.repairs:
+        # a cut call's repairs (of its partial arguments) did not make it usable: it
+        # counts as truncated, not repaired
+        repaired = rec.repairs if rec.status != "truncated" else ()
+        if repaired:
             st.repaired_calls += 1
         if rec.status == "truncated":
             st.truncated += 1
         elif rec.status == "invalid_args":
             st.invalid += 1
         # a repair named twice in one call counts once: the figure is calls
-        repairs.setdefault(model, Counter()).update(set(rec.repairs))
+        repairs.setdefault(model, Counter()).update(set(repaired))
     for model, st in per_model.items():
         st.repaired_share = round(st.repaired_calls / st.calls, 4)
         ranked = sorted(repairs[model].items(), key=lambda kv: (-kv[1], kv[0]))
@@ -118,7 +121,7 @@ def build_report(
         st.by_status[rec.status] = st.by_status.get(rec.status, 0) + 1
         if rec.status != "ok":
             st.failures += 1
-        if rec.repairs:
+        if rec.repairs and rec.status != "truncated":  # a cut call was not repaired
             st.repaired_calls += 1
         st.violations += len(rec.violations)
         st.result_tokens += rec.result_tokens

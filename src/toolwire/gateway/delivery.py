@@ -111,8 +111,10 @@ def call_record(
     started_at: float,
     started_monotonic: float,
     ttfb_ms: float | None,
+    upstream_error: str | None = None,
 ) -> ExecutionRecord:
-    """The audit record of one call the gateway passed (or held back)."""
+    """The audit record of one call the gateway passed (or held back).
+    ``upstream_error``: why the upstream's answer failed part way, if it did."""
     call = passed.call
     # The same hash as the engine's: of the redacted arguments (or text, if unreadable);
     # error text is redacted by the same rules, as the engine's is.
@@ -154,5 +156,6 @@ def call_record(
             "delivered": passed.delivered,
             "upstream_call_id": passed.upstream_id,
             "ttfb_ms": ttfb_ms,
+            **({"upstream_error": upstream_error} if upstream_error else {}),
         },
     )

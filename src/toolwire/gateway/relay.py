@@ -9,17 +9,21 @@ Upstream bytes go through ``StreamParser`` (with the request's tools and the
 configured text format) → ``CallDelivery`` → the client's encoder. Text and reasoning
 pass as they arrive; a call goes out whole, repaired, when it closes. A stream that
 the upstream cuts ends with the client format's error, and calls in flight are not
-delivered. Every call leaves an audit record when the request ends, however it ends.
+delivered. Every call leaves an audit record when the request ends, however it ends;
+an answer that failed part way says why in its calls' records (``upstream_error``), or,
+without calls, in a failed task record (task id: the request id) and a warning log.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import anyio
 
+from toolwire.audit.record import TaskRecord
 from toolwire.audit.tracing import ChatSpan
 from toolwire.client import ModelClient, UpstreamError, UpstreamResponse
 from toolwire.encoders import make_encoder
@@ -34,6 +38,8 @@ from toolwire.parser import StreamParser
 from toolwire.providers.responses_request import namespaces_of
 from toolwire.providers.tooldefs import spec_from_definition
 from toolwire.spec import ToolSpec, ToolSpecError
+
+log = logging.getLogger("toolwire.gateway")
 
 
 def declared_tools(body: Mapping[str, Any]) -> list[ToolSpec]:
@@ -237,17 +243,27 @@ class Relay:
         self._finished = True
         if self.response is not None:
             await self.response.aclose()
+        error = "; ".join(self.errors) or None
         if self.span is not None:
             self.span.finish(
                 usage=self.usage,
                 finish_reasons=[self.finish_reason] if self.finish_reason else [],
-                error="; ".join(self.errors) or None,
+                error=error,
             )
         if self.metrics is not None:
             for passed in self.delivery.calls:
                 self.metrics.call(passed.call)
+        # the upstream's answer failed part way (a drop, a timeout, an error event); a
+        # client that left is no upstream failure
+        failed = error if self.finish_reason in (None, "error") else None
+        if failed:
+            log.warning("request %s: the upstream's answer failed: %s", self.request_id, failed)
         sink = self.config.audit
-        if sink is None or not self.delivery.calls:
+        if sink is None:
+            return
+        if not self.delivery.calls:
+            if failed:  # the turn's only trace in the audit
+                await anyio.to_thread.run_sync(sink.write_task, self._failed_turn())
             return
         ttfb = round(self.response.ttfb * 1000, 3) if self.response is not None else None
         records = [
@@ -259,6 +275,7 @@ class Relay:
                 started_at=self.started_at,
                 started_monotonic=self.started,
                 ttfb_ms=ttfb,
+                upstream_error=failed,
             )
             for passed in self.delivery.calls
         ]
@@ -268,3 +285,16 @@ class Relay:
                 sink.write(record)
 
         await anyio.to_thread.run_sync(write)
+
+    def _failed_turn(self) -> TaskRecord:
+        """A turn that failed without a call, as a failed task (the gateway's task is
+        the request)."""
+        usage = self.usage
+        return TaskRecord(
+            task_id=self.request_id,
+            status="failed",
+            started_at=self.started_at,
+            ended_at=time.time(),
+            input_tokens=(usage.input_tokens or 0) if usage else 0,
+            output_tokens=(usage.output_tokens or 0) if usage else 0,
+        )
