@@ -6,6 +6,7 @@ translation notes and the model list. Real loopback servers on both sides."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -327,3 +328,59 @@ def test_calls_delivered_before_a_cut_one_end_the_turn_as_tool_calls(
     mine = [r for r in sink.records if r.extra["model"] == "call-then-cut"][-6:]
     assert [(r.status, r.extra["delivered"]) for r in mine] == [("ok", True), ("truncated", False)] * 3
 
+
+
+# -- 6. what of a request was dropped is visible: header, log, audit -------------------
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_requests_translation_notes_are_shown(
+    gateway: GatewayServer,
+    upstream: ScriptedUpstream,
+    sink: MemorySink,
+    caplog: pytest.LogCaptureFixture,
+    stream: bool,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="toolwire.gateway")
+    body = messages(
+        "call-then-cut",
+        stream,
+        top_k=5,
+        context_management={"edits": []},
+        thinking={"type": "adaptive"},
+        metadata={"user_id": "user-1"},
+        output_config={"effort": "low", "format": {"type": "json_schema"}},
+        system=[{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}],
+    )
+    body["tools"].append({"type": "web_search_20250305", "name": "web_search"})
+    headers = {**ANTHROPIC_HEADERS, "anthropic-beta": "context-management-2025-06-27"}
+    answer = httpx.post(gateway.url + "/v1/messages", json=body, headers=headers)
+    assert answer.status_code == 200
+    notes = answer.headers["x-toolwire-notes"]
+    for dropped in (
+        "server tool 'web_search_20250305' was dropped",
+        "cache_control was dropped",
+        "top_k was dropped",
+        "context_management was dropped",
+        "output_config fields other than effort were dropped",
+        "thinking 'adaptive' is approximated as reasoning_effort='medium'",
+        "the anthropic-beta header was not passed on",
+    ):
+        assert dropped in notes
+    sent = upstream.requests[-1].body
+    assert (sent["reasoning_effort"], sent["user"]) == ("low", "user-1")  # effort wins
+    request_id = answer.headers["x-request-id"]
+    assert any(request_id in r.getMessage() and "top_k" in r.getMessage() for r in caplog.records)
+    deadline = time.monotonic() + 2
+    while not any(r.extra["request_id"] == request_id for r in sink.records):
+        assert time.monotonic() < deadline, "no audit record"
+        time.sleep(0.01)
+    record = next(r for r in sink.records if r.extra["request_id"] == request_id)
+    assert "top_k was dropped (no OpenAI equivalent)" in record.extra["notes"]
+    # the answer's own notes too: the cut call held back after the delivered one
+    assert any("truncated call to 'get_weather' was held back" in n for n in record.extra["notes"])
+
+
+def test_a_request_that_loses_nothing_has_no_notes(gateway: GatewayServer) -> None:
+    answer = httpx.post(gateway.url + "/v1/chat/completions", json=chat("call-then-cut"), headers={"x-api-key": KEY})
+    assert answer.status_code == 200 and "x-toolwire-notes" not in answer.headers

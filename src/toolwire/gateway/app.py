@@ -62,7 +62,11 @@ class RelayStreamResponse(Response):
         ended."""
         super().__init__(
             media_type=relay.encoder.media_type,
-            headers={"cache-control": "no-cache", "x-request-id": relay.request_id},
+            headers={
+                "cache-control": "no-cache",
+                "x-request-id": relay.request_id,
+                **relay.notes_header(),
+            },
         )
         self.relay = relay
         self.on_close = on_close
@@ -299,6 +303,8 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
             )
         except ValueError as exc:
             return error_response(front, 400, str(exc)), client.base_url, None
+        if "anthropic-beta" in request.headers:  # (the gateway passes no client header on)
+            turn.notes.append("the anthropic-beta header was not passed on")
         try:
             opened = await until_disconnect(request.receive, turn.open)
         except UpstreamError as exc:
@@ -321,7 +327,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
             text,
             status_code=status,
             media_type="application/json",
-            headers={"x-request-id": request_id},
+            headers={"x-request-id": request_id, **turn.notes_header()},
         )
         return response, client.base_url, turn
 

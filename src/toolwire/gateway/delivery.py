@@ -112,9 +112,11 @@ def call_record(
     started_monotonic: float,
     ttfb_ms: float | None,
     upstream_error: str | None = None,
+    notes: tuple[str, ...] = (),
 ) -> ExecutionRecord:
     """The audit record of one call the gateway passed (or held back).
-    ``upstream_error``: why the upstream's answer failed part way, if it did."""
+    ``upstream_error``: why the upstream's answer failed part way, if it did;
+    ``notes``: what of the request and the answer was dropped or changed, in words."""
     call = passed.call
     # The same hash as the engine's: of the redacted arguments (or text, if unreadable);
     # error text is redacted by the same rules, as the engine's is.
@@ -157,5 +159,6 @@ def call_record(
             "upstream_call_id": passed.upstream_id,
             "ttfb_ms": ttfb_ms,
             **({"upstream_error": upstream_error} if upstream_error else {}),
+            **({"notes": list(notes)} if notes else {}),
         },
     )

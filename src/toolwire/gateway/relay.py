@@ -40,6 +40,7 @@ from toolwire.providers.tooldefs import spec_from_definition
 from toolwire.spec import ToolSpec, ToolSpecError
 
 log = logging.getLogger("toolwire.gateway")
+_NOTES_HEADER_CHARS = 2000  # proxies refuse long header lines; the log has them whole
 
 
 def declared_tools(body: Mapping[str, Any]) -> list[ToolSpec]:
@@ -107,6 +108,9 @@ class Relay:
         if route.max_output_tokens is not None:
             cap_output_tokens(body, front, route.max_output_tokens)
         self.prepared = client.prepare(body, front)  # ValueError: cannot be translated
+        # what of the request did not reach the upstream as sent, in words: the
+        # translation's notes (and the gateway's: headers it does not pass on)
+        self.notes = list(self.prepared.lossy)
         self.streaming = self.prepared.stream
         self.model = str(body.get("model") or route.model or "toolwire")
         names = self.prepared.names
@@ -146,6 +150,8 @@ class Relay:
 
     async def open(self) -> None:
         """Send the request upstream (``UpstreamError`` when it cannot be had)."""
+        if self.notes:
+            log.debug("request %s: %s", self.request_id, "; ".join(self.notes))
         self._before_send = time.monotonic() - self.arrived
         self.span = ChatSpan(
             model=str(self.prepared.body.get("model") or self.client.model or self.model),
@@ -167,6 +173,15 @@ class Relay:
         self._chunk_at = time.monotonic()
         if self.metrics is not None:
             self.metrics.upstream_ttfb.observe(self.response.ttfb)
+
+    def notes_header(self) -> dict[str, str]:
+        """``x-toolwire-notes``: the request's notes, ``; ``-joined (ASCII, bounded)."""
+        if not self.notes:
+            return {}
+        text = "; ".join(self.notes).encode("ascii", "backslashreplace").decode()
+        if len(text) > _NOTES_HEADER_CHARS:
+            text = text[: _NOTES_HEADER_CHARS - 3] + "..."
+        return {"x-toolwire-notes": text}
 
     def scrub(self, text: str) -> str:
         """Upstream text with the upstream's key (and pattern-found secrets) replaced."""
@@ -276,6 +291,7 @@ class Relay:
                 started_monotonic=self.started,
                 ttfb_ms=ttfb,
                 upstream_error=failed,
+                notes=(*self.notes, *self.encoder.lossy),
             )
             for passed in self.delivery.calls
         ]
