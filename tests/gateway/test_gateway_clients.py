@@ -270,3 +270,9 @@ def test_count_tokens_models_and_health(gateway: GatewayServer) -> None:
     assert httpx.get(gateway.url + "/healthz").json() == {"status": "ok"}
     models = httpx.get(gateway.url + "/v1/models", headers={"x-api-key": KEY})
     assert models.json()["object"] == "list"
+    # one upstream serving any name: its own list (the scripted upstream's scripts)
+    listed = [m["id"] for m in models.json()["data"]]
+    assert "python-dict" in listed and "f33-cut-off" in listed
+    # the SDKs read it
+    assert "python-dict" in [m.id for m in openai_client(gateway).models.list()]
+    assert "python-dict" in [m.id for m in anthropic_client(gateway).models.list()]

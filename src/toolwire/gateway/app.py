@@ -36,6 +36,7 @@ from toolwire.gateway.errors import Front, error_response, upstream_status
 from toolwire.gateway.estimate import estimate_input_tokens
 from toolwire.gateway.limits import Limiter, LocalLimiter, key_id
 from toolwire.gateway.metrics import GatewayMetrics
+from toolwire.gateway.models import ModelNames
 from toolwire.gateway.relay import Relay
 from toolwire.httpkeys import key_index
 
@@ -192,6 +193,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         else:
             limiter = LocalLimiter(config.limits)
     anonymous = key_id("")  # without keys, every client is the same one
+    model_names = ModelNames(config)
 
     def caller(request: Request) -> str | None:
         """The id of the key the request carries; None: not a gateway key."""
@@ -349,7 +351,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
     async def models(request: Request) -> Response:
         if not authorized(request):
             return error_response("openai-chat", 401, "invalid or missing API key")
-        names = config.model_names()
+        names = await model_names.names()
         # one entry readable by both SDKs: OpenAI's fields and Anthropic's
         data = [
             {

@@ -184,6 +184,10 @@ class ReplayServer:
         except orjson.JSONDecodeError:
             body = None
         self.requests.append(Received(path, headers, body))
+        if _method == "GET" and path.endswith("/models"):  # the scripts, as model names
+            names = [{"id": name, "object": "model"} for name in self.scripts]
+            await _respond(writer, 200, {"object": "list", "data": names})
+            return True
         name, script = self._script(path, body)
         if script is None:
             await _respond(writer, 404, {"error": {"message": f"no script {name!r}"}})
