@@ -95,7 +95,12 @@ def signed_body() -> bytes:
             "model": "m",
             "content": [
                 {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE},
-                {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Oslo"}},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01A",
+                    "name": "get_weather",
+                    "input": {"city": "Oslo"},
+                },
             ],
             "stop_reason": "tool_use",
             "stop_sequence": None,
@@ -124,12 +129,17 @@ CALL_THEN_CUT = [
 ]
 
 SCRIPTS: dict[str, Script] = {
-    "refuses-key": Script(PLAIN_TEXT, always_fail=(401, None), error_message="key {key} is not valid"),
+    "refuses-key": Script(
+        PLAIN_TEXT, always_fail=(401, None), error_message="key {key} is not valid"
+    ),
     "errs-with-key": Script(
         anthropic_events(
             [
                 {"type": "message_start", "message": {"usage": {"input_tokens": 3}}},
-                {"type": "error", "error": {"type": "api_error", "message": f"bad key {UPSTREAM_KEY}"}},
+                {
+                    "type": "error",
+                    "error": {"type": "api_error", "message": f"bad key {UPSTREAM_KEY}"},
+                },
             ]
         )
     ),
@@ -137,7 +147,9 @@ SCRIPTS: dict[str, Script] = {
     "slow-stream": Script(text_stream(["tick "] * 200), chunk_delay=0.05),
     "call-then-cut": Script(CALL_THEN_CUT),
     "drop-text": Script(PLAIN_TEXT, drop_after=2),
-    "drop-call": Script(call_stream("get_weather", ['{"city": ', '"Lima"}'], "tool_calls"), drop_after=2),
+    "drop-call": Script(
+        call_stream("get_weather", ['{"city": ', '"Lima"}'], "tool_calls"), drop_after=2
+    ),
 }
 
 
@@ -166,9 +178,7 @@ def gateway(upstream: ScriptedUpstream, sink: MemorySink) -> Iterator[GatewaySer
         ModelRoute(name=f"anthropic/{name}", upstream_format="anthropic", model=name, **common)
         for name in SCRIPTS
     )
-    config = GatewayConfig(
-        **common, api_keys=(KEY,), audit=sink, routes=routes, text_format="auto"
-    )
+    config = GatewayConfig(**common, api_keys=(KEY,), audit=sink, routes=routes, text_format="auto")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(KEY_ENV, UPSTREAM_KEY)
         with GatewayServer(config) as server:
@@ -176,7 +186,9 @@ def gateway(upstream: ScriptedUpstream, sink: MemorySink) -> Iterator[GatewaySer
 
 
 def chat(model: str, stream: bool = False, **extra: Any) -> dict[str, Any]:
-    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}}]
+    tools = [
+        {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}}
+    ]
     messages = [{"role": "user", "content": "weather?"}]
     return {"model": model, "stream": stream, "messages": messages, "tools": tools, **extra}
 
@@ -204,11 +216,29 @@ def test_an_upstream_that_echoes_its_key_does_not_pass_it_on(
 ) -> None:
     assert os.environ.get(KEY_ENV) == UPSTREAM_KEY
     answers = [
-        httpx.post(gateway.url + "/v1/chat/completions", json=chat("refuses-key"), headers={"x-api-key": KEY}),
-        httpx.post(gateway.url + "/v1/messages", json=messages("refuses-key"), headers=ANTHROPIC_HEADERS),
-        httpx.post(gateway.url + "/v1/responses", json={"model": "refuses-key", "input": "x"}, headers={"x-api-key": KEY}),
-        httpx.post(gateway.url + "/v1/messages", json=messages("anthropic/errs-with-key", True), headers=ANTHROPIC_HEADERS),
-        httpx.post(gateway.url + "/v1/messages", json=messages("anthropic/errs-with-key"), headers=ANTHROPIC_HEADERS),
+        httpx.post(
+            gateway.url + "/v1/chat/completions",
+            json=chat("refuses-key"),
+            headers={"x-api-key": KEY},
+        ),
+        httpx.post(
+            gateway.url + "/v1/messages", json=messages("refuses-key"), headers=ANTHROPIC_HEADERS
+        ),
+        httpx.post(
+            gateway.url + "/v1/responses",
+            json={"model": "refuses-key", "input": "x"},
+            headers={"x-api-key": KEY},
+        ),
+        httpx.post(
+            gateway.url + "/v1/messages",
+            json=messages("anthropic/errs-with-key", True),
+            headers=ANTHROPIC_HEADERS,
+        ),
+        httpx.post(
+            gateway.url + "/v1/messages",
+            json=messages("anthropic/errs-with-key"),
+            headers=ANTHROPIC_HEADERS,
+        ),
     ]
     assert upstream.requests[0].headers["authorization"] == f"Bearer {UPSTREAM_KEY}"
     for answer in answers:
@@ -246,7 +276,10 @@ def test_anthropic_signatures_reach_the_client_and_go_back_unchanged(
     # turn 2, as Claude Code sends it: the assistant turn as received, then the result
     history += [
         {"role": "assistant", "content": [block.model_dump() for block in message.content]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "rain"}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "rain"}],
+        },
     ]
     client.messages.create(messages=history, **request)
     sent = upstream.requests[-1].body["messages"][1]["content"]
@@ -301,17 +334,28 @@ def test_calls_delivered_before_a_cut_one_end_the_turn_as_tool_calls(
     gateway: GatewayServer, sink: MemorySink, stream: bool
 ) -> None:
     url = gateway.url
-    anth = httpx.post(url + "/v1/messages", json=messages("call-then-cut", stream), headers=ANTHROPIC_HEADERS)
-    oai = httpx.post(url + "/v1/chat/completions", json=chat("call-then-cut", stream), headers=ANTHROPIC_HEADERS)
+    anth = httpx.post(
+        url + "/v1/messages", json=messages("call-then-cut", stream), headers=ANTHROPIC_HEADERS
+    )
+    oai = httpx.post(
+        url + "/v1/chat/completions", json=chat("call-then-cut", stream), headers=ANTHROPIC_HEADERS
+    )
     tools = [{"type": "function", "name": "get_weather", "parameters": WEATHER_SCHEMA}]
     resp_body = {"model": "call-then-cut", "input": "x", "tools": tools, "stream": stream}
     resp = httpx.post(url + "/v1/responses", json=resp_body, headers=ANTHROPIC_HEADERS)
     if stream:
         a_events, o_events, r_events = sse_data(anth.text), sse_data(oai.text), sse_data(resp.text)
-        a_blocks = [e["content_block"]["type"] for e in a_events if e["type"] == "content_block_start"]
+        a_blocks = [
+            e["content_block"]["type"] for e in a_events if e["type"] == "content_block_start"
+        ]
         a_stop = [e["delta"]["stop_reason"] for e in a_events if e["type"] == "message_delta"]
         choices = [c for e in o_events for c in e.get("choices", [])]
-        o_calls = [t["function"]["name"] for c in choices for t in c["delta"].get("tool_calls") or [] if "name" in t.get("function", {})]
+        o_calls = [
+            t["function"]["name"]
+            for c in choices
+            for t in c["delta"].get("tool_calls") or []
+            if "name" in t.get("function", {})
+        ]
         o_finish = [c["finish_reason"] for c in choices if c["finish_reason"]]
         final = r_events[-1]["response"]
     else:
@@ -326,8 +370,10 @@ def test_calls_delivered_before_a_cut_one_end_the_turn_as_tool_calls(
     assert (final["status"], final["incomplete_details"]) == ("completed", None)
     # the held-back call is in the audit, as every held-back call is
     mine = [r for r in sink.records if r.extra["model"] == "call-then-cut"][-6:]
-    assert [(r.status, r.extra["delivered"]) for r in mine] == [("ok", True), ("truncated", False)] * 3
-
+    assert [(r.status, r.extra["delivered"]) for r in mine] == [
+        ("ok", True),
+        ("truncated", False),
+    ] * 3
 
 
 # -- 6. what of a request was dropped is visible: header, log, audit -------------------
@@ -382,5 +428,7 @@ def test_the_requests_translation_notes_are_shown(
 
 
 def test_a_request_that_loses_nothing_has_no_notes(gateway: GatewayServer) -> None:
-    answer = httpx.post(gateway.url + "/v1/chat/completions", json=chat("call-then-cut"), headers={"x-api-key": KEY})
+    answer = httpx.post(
+        gateway.url + "/v1/chat/completions", json=chat("call-then-cut"), headers={"x-api-key": KEY}
+    )
     assert answer.status_code == 200 and "x-toolwire-notes" not in answer.headers

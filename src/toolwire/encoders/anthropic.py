@@ -12,8 +12,10 @@ Anthropic upstream signed them, unchanged; otherwise ``signature`` is empty (and
 noted): only Anthropic can sign, and a made-up signature would be rejected.
 
 A truncated tool call is held back (``toolwire.cutoff``) and the stop reason is
-``max_tokens`` (``tool_use`` when calls went out before it). With ``arguments="stream"`` its block may already be open when the
-cut shows: it stays open (no ``content_block_stop``), for it never finished.
+``max_tokens`` (``tool_use`` when calls went out before it). With
+``arguments="stream"`` its block may already be open when the cut shows: it stays
+open (no ``content_block_stop``), for it never finished, and the stop reason is
+``max_tokens``.
 
 ``AnthropicBodyEncoder``: the ``message`` object of a non-streaming request. Its
 ``tool_use`` inputs are objects, so a call without final arguments is left out (and

@@ -8,9 +8,9 @@
 ``content_filter``) or ``response.failed``. Every event has a ``sequence_number``.
 
 A truncated function call is held back (``toolwire.cutoff``) and the response is
-``incomplete`` (``completed`` when calls went out before it). With ``arguments="stream"`` its item may already be out when the cut
-shows: it gets no ``.done`` events, and the final response lists it as
-``incomplete``.
+``incomplete`` (``completed`` when calls went out before it). With
+``arguments="stream"`` its item may already be out when the cut shows: it gets no
+``.done`` events, and the final response lists it as ``incomplete``.
 
 ``OpenAIResponsesBodyEncoder``: the ``response`` object of a non-streaming request,
 the same object the stream's terminal event carries.

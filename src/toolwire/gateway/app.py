@@ -132,9 +132,7 @@ class RelayStreamResponse(Response):
                 await send({"type": "http.response.body", "body": body, "more_body": True})
 
 
-async def until_disconnect(
-    receive: Receive, work: Callable[[], Awaitable[_T]]
-) -> tuple[_T] | None:
+async def until_disconnect(receive: Receive, work: Callable[[], Awaitable[_T]]) -> tuple[_T] | None:
     """``(work(),)``, or None when the client disconnects first: ``work`` is then
     cancelled at once, which closes its upstream request (as a stream's client going
     away does) instead of reading the upstream to its end for nobody."""
