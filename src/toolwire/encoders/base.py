@@ -11,9 +11,10 @@ Arguments policy:
   repaired, coerced arguments as canonical JSON and the normalized name. A
   truncated call never goes out (G1, ``toolwire.cutoff``): it is held back, noted in
   ``lossy``, and the stop reason says the output was cut (``length``), unless calls
-  went out before it: then it is ``tool_calls`` (the client runs the calls it got). An unreadable
-  call goes out with its raw text where arguments are text; formats that carry
-  arguments as objects cannot express it and leave it out (noted in ``lossy``).
+  went out before it: then it is ``tool_calls`` (the client runs the calls it got).
+  An unreadable call goes out with its raw text where arguments are text; formats
+  that carry arguments as objects cannot express it and leave it out (noted in
+  ``lossy``).
 - ``"stream"``: argument text is forwarded as it arrives (lower latency). The
   client then sees what the model sent, before repair and name normalization; a
   call cut off after its start went out cannot be taken back: it is left unfinished
