@@ -52,6 +52,14 @@ class RequestTooLarge(Exception):
     pass
 
 
+async def cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    """Cancel ``scope`` when the client disconnects (its body was read whole: what
+    ``receive`` brings next is the client going away)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
+
+
 class RelayStreamResponse(Response):
     """Streams a relay to the client. A client that goes away cancels the relay at
     once (its upstream request is closed), whatever the relay is waiting for."""
@@ -76,13 +84,7 @@ class RelayStreamResponse(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         async with anyio.create_task_group() as group:
-
-            async def watch() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                group.cancel_scope.cancel()
-
-            group.start_soon(watch)
+            group.start_soon(cancel_on_disconnect, receive, group.cancel_scope)
             try:
                 await send(
                     {
@@ -139,14 +141,7 @@ async def until_disconnect(receive: Receive, work: Callable[[], Awaitable[_T]]) 
     done: list[_T] = []
     failed: list[Exception] = []  # raised as it is, not in a task group's ExceptionGroup
     async with anyio.create_task_group() as group:
-
-        async def watch() -> None:
-            # the body was read whole: what comes next is the client going away
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            group.cancel_scope.cancel()
-
-        group.start_soon(watch)
+        group.start_soon(cancel_on_disconnect, receive, group.cancel_scope)
         try:
             done.append(await work())
         except Exception as exc:
