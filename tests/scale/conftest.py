@@ -40,5 +40,5 @@ def redis_server() -> Iterator[RedisServer]:
 
 @pytest.fixture
 def redis_url(redis_server: RedisServer) -> str:
-    redis.Redis.from_url(redis_server.url).flushdb()
+    redis.Redis.from_url(redis_server.url, socket_timeout=10).flushdb()
     return redis_server.url

@@ -122,22 +122,26 @@ class RedisServer:
             raise ServerError(f"no redis-server in {self.binary.parent}")
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+        # its log goes to a file: a pipe nobody reads fills up after 64 KB of warnings
+        # and then blocks the server (every later command of the session would hang)
+        self.log = Path(tempfile.mkstemp(prefix="toolwire-redis-", suffix=".log")[1])
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--loglevel", "warning"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1",
+                 "--save", "", "--appendonly", "no", "--loglevel", "warning"],
+                stdout=log, stderr=subprocess.STDOUT,
+            )  # fmt: skip
         client = redis.Redis.from_url(self.url, socket_timeout=1)
         deadline = time.monotonic() + 20
         while True:
             if self.proc.poll() is not None:
-                out = self.proc.stdout.read().decode() if self.proc.stdout else ""
+                out = self.log.read_text(errors="replace")
                 raise ServerError(f"redis-server exited: {out}")
             try:
                 client.ping()
@@ -151,3 +155,4 @@ class RedisServer:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(10)
+        self.log.unlink(missing_ok=True)
