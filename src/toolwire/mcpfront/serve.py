@@ -18,8 +18,9 @@ from toolwire.engine.engine import ToolEngine
 from toolwire.engine.policy import Policy
 from toolwire.httpkeys import has_key, keys_problem
 from toolwire.mcpfront.backend import open_front_toolsets
+from toolwire.mcpfront.fast import FastCalls
 from toolwire.mcpfront.front import MCPFront
-from toolwire.mcpfront.stdio import front_stdio
+from toolwire.mcpfront.stdio import PipeIn, PipeOut, front_stdio
 from toolwire.tools.base import Tool
 from toolwire.tools.mcp import RETRY_FIRST, MCPToolset
 from toolwire.tools.mcp_config import MCPServerConfig
@@ -125,6 +126,9 @@ async def _serve_front(
         async with front.running():
             if http is None:
                 async with front_stdio() as (read, write):
+                    if isinstance(read, PipeIn) and isinstance(write, PipeOut):
+                        assert front.tasks is not None
+                        read.take = FastCalls(front, front.tasks, write.write_line).take
                     await front.server.run(read, write, front.initialization_options())
             else:
                 await _serve_http(front, http, errlog)

@@ -21,7 +21,7 @@ import asyncio
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from types import TracebackType
 from typing import Any, Self
@@ -64,7 +64,7 @@ class _Pipe:
         await self.aclose()
 
 
-class _Incoming(_Pipe):
+class PipeIn(_Pipe):
     """The server's read stream: each line of stdin parsed as a JSON-RPC message when
     the server asks for the next one (a line that is not one is handed on as the
     exception, as the SDK's transport does)."""
@@ -72,11 +72,15 @@ class _Incoming(_Pipe):
     def __init__(self, reader: asyncio.StreamReader) -> None:
         super().__init__()
         self._reader = reader
+        # Takes a line the front answers itself (see ``fast``); False: the SDK's.
+        self.take: Callable[[bytes], bool] | None = None
 
     async def receive(self) -> SessionMessage | Exception:
         if self._closed:
             raise anyio.ClosedResourceError
         line = await self._reader.readline()
+        while self.take is not None and line and self.take(line):
+            line = await self._reader.readline()
         if not line:
             raise anyio.EndOfStream
         text = line.decode("utf-8", errors="replace")  # as the SDK reads stdin
@@ -86,7 +90,7 @@ class _Incoming(_Pipe):
             return exc
         return SessionMessage(message)
 
-    def __aiter__(self) -> _Incoming:
+    def __aiter__(self) -> PipeIn:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
@@ -96,7 +100,7 @@ class _Incoming(_Pipe):
             raise StopAsyncIteration from None
 
 
-class _Outgoing(_Pipe):
+class PipeOut(_Pipe):
     """The server's write stream: each message written to stdout as one line by the
     task that sends it (the pipe keeps them whole and in order)."""
 
@@ -108,7 +112,13 @@ class _Outgoing(_Pipe):
         if self._closed:
             raise anyio.ClosedResourceError
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-        self._writer.write(text.encode("utf-8") + b"\n")
+        await self.write_line(text.encode("utf-8") + b"\n")
+
+    async def write_line(self, data: bytes) -> None:
+        """Write one whole message line (the front's own answers use this too)."""
+        if self._closed:
+            raise anyio.ClosedResourceError
+        self._writer.write(data)
         await self._writer.drain()  # returns at once unless the client reads slowly
 
 
@@ -142,7 +152,7 @@ async def front_stdio() -> AsyncIterator[tuple[Any, Any]]:
         )
         transports.append(write_transport)
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        yield _Incoming(reader), _Outgoing(writer)
+        yield PipeIn(reader), PipeOut(writer)
     finally:
         for transport in transports:
             transport.close()

@@ -1,0 +1,195 @@
+"""``tools/call`` over the front's stdio answered without the SDK's server machinery.
+
+For each request the SDK's server parses the line into a pydantic message, relays it
+through a memory stream (the era-deciding replay) into a dispatcher task, validates
+the envelope and the params against the protocol version's surface, builds a
+connection, a runner and a request context, and on the way back dumps the
+``CallToolResult``, validates it against the surface again and dumps it once more.
+Measured with callgrind (``bench/bench_mcp_front_ir.py``), that was most of what was
+left of the front's work per call once its backend calls were lean.
+
+Here the commonest call is taken off the line before the SDK sees it: a 2026-era
+``tools/call`` (the connection opened in that era, as the SDK decides it: by the
+first request) whose params are just ``name``, ``arguments`` and an envelope
+``_meta`` (with this front's task key at most) from a client that cannot show an
+elicitation form. What the front does with it is what its SDK handler does
+(``MCPFront.run_call``: resolve, validate, policy, execute, record; the same
+connection, so the same audit session); only the parsing and the answer's JSON are
+done here. Everything else (other methods, progress tokens, elicitation-capable
+clients, approval rounds, handshake-era connections) goes to the SDK as before.
+A ``notifications/cancelled`` for a call taken here cancels it, and, as the SDK
+does, a cancelled call is not answered.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import anyio.abc
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from toolwire.mcpfront.front import TASK_META_KEY, MCPFront
+
+PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+_META_KEYS = frozenset({PROTOCOL_VERSION, CLIENT_INFO, CLIENT_CAPABILITIES, TASK_META_KEY})
+_CONNECTION_CLOSED = -32000  # what the SDK answers a request cut off by shutdown
+
+
+class FastCalls:
+    """Takes simple 2026-era ``tools/call`` lines off the front's stdin (``take``)
+    and answers them on its stdout (``write``)."""
+
+    def __init__(
+        self,
+        front: MCPFront,
+        tasks: anyio.abc.TaskGroup,
+        write: Callable[[bytes], Awaitable[None]],
+    ) -> None:
+        self._front = front
+        self._tasks = tasks
+        self._write = write
+        self._modern: bool | None = None  # decided by the first request, as the SDK does
+        self._running: dict[int | str, anyio.CancelScope] = {}
+        self._server_info = front.server.server_info_stamp
+
+    def take(self, line: bytes) -> bool:
+        """Start serving the line's call and return True, or False: the SDK's to handle."""
+        if self._modern is None:
+            self._decide_era(line)
+            return False  # the SDK must see the first request to decide its era too
+        if not self._modern:
+            return False
+        if b'"tools/call"' in line:
+            return self._take_call(line)
+        if self._running and b'"notifications/cancelled"' in line:
+            return self._take_cancel(line)
+        return False
+
+    def _decide_era(self, line: bytes) -> None:
+        message = _object(line)
+        if message is None or "id" not in message or not isinstance(message.get("method"), str):
+            return  # not a request: the era is not decided yet
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        self._modern = (
+            message["method"] != "initialize"
+            and isinstance(meta, dict)
+            and PROTOCOL_VERSION in meta
+        )
+
+    def _take_call(self, line: bytes) -> bool:
+        message = _object(line)
+        if message is None or message.get("method") != "tools/call":
+            return False
+        request_id = message.get("id")
+        params = message.get("params")
+        if (
+            message.get("jsonrpc") != "2.0"
+            or not isinstance(request_id, int | str)
+            or isinstance(request_id, bool)
+            or request_id in self._running
+            or not isinstance(params, dict)
+            or not set(params) <= {"name", "arguments", "_meta"}
+        ):
+            return False
+        name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta")
+        if (
+            not isinstance(name, str)
+            or not isinstance(arguments, dict | None)
+            or not isinstance(meta, dict)
+            or not set(meta) <= _META_KEYS
+            or meta.get(PROTOCOL_VERSION) not in MODERN_PROTOCOL_VERSIONS
+        ):
+            return False
+        capabilities, info = meta.get(CLIENT_CAPABILITIES), meta.get(CLIENT_INFO, {})
+        if not isinstance(capabilities, dict) or "elicitation" in capabilities:
+            return False
+        client = _client(info)
+        connection = self._front.stdio_connection
+        if client is None or connection is None:
+            return False
+        task = meta.get(TASK_META_KEY)
+        scope = anyio.CancelScope()
+        self._running[request_id] = scope
+        self._tasks.start_soon(
+            self._serve, request_id, scope, name, arguments, str(task) if task else None, client
+        )
+        return True
+
+    def _take_cancel(self, line: bytes) -> bool:
+        message = _object(line)
+        params = message.get("params") if message is not None else None
+        if message is None or message.get("method") != "notifications/cancelled":
+            return False
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        scope = self._running.get(request_id) if isinstance(request_id, int | str) else None
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
+
+    async def _serve(
+        self,
+        request_id: int | str,
+        scope: anyio.CancelScope,
+        name: str,
+        arguments: dict[str, Any] | None,
+        task: str | None,
+        client: dict[str, str],
+    ) -> None:
+        answer: dict[str, Any] | None = None
+        try:
+            with scope:
+                try:
+                    result = await self._front.run_call(name, arguments, task=task, client=client)
+                    answer = {"jsonrpc": "2.0", "id": request_id, "result": self._wire(result)}
+                except Exception as exc:  # as the SDK answers a handler that raised
+                    error = {"code": 0, "message": str(exc)}
+                    answer = {"jsonrpc": "2.0", "id": request_id, "error": error}
+        except anyio.get_cancelled_exc_class():
+            # The server is stopping: the client hears so rather than waiting.
+            error = {"code": _CONNECTION_CLOSED, "message": "Connection closed"}
+            with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                await self._send({"jsonrpc": "2.0", "id": request_id, "error": error})
+            raise
+        finally:
+            self._running.pop(request_id, None)
+        if answer is not None:  # None: the client cancelled it, and gets no answer
+            await self._send(answer)
+
+    def _wire(self, result: Any) -> dict[str, Any]:
+        out = self._front.result_dict(result)
+        out["resultType"] = "complete"
+        out["_meta"] = {SERVER_INFO: dict(self._server_info)}
+        return out
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        await self._write(line.encode("utf-8") + b"\n")
+
+
+def _object(line: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _client(info: Any) -> dict[str, str] | None:
+    """The client's name and version as the audit records them; None when the
+    envelope's ``clientInfo`` is not what the SDK would accept."""
+    if not isinstance(info, dict):
+        return None
+    if not info:
+        return {}
+    name, version = info.get("name"), info.get("version")
+    if not isinstance(name, str) or not isinstance(version, str):
+        return None
+    return {"name": name, "version": version}
