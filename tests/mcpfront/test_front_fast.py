@@ -1,0 +1,310 @@
+"""The front's lean paths (issue 14, performance): ``tools/call`` lines it answers
+itself on stdio (``fast``) and ``tools/call`` it writes on a stdio backend's pipes
+(``backend``). Each must say exactly what the SDK's path says, and leave to the SDK
+what it does not handle."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp_types import methods
+
+from toolwire.audit.sinks import MemorySink
+from toolwire.engine.engine import ToolEngine
+from toolwire.mcpfront.backend import BackendPipes, backend_stdio, output_of
+from toolwire.mcpfront.fast import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, FastCalls
+from toolwire.mcpfront.front import TASK_META_KEY, MCPFront
+from toolwire.tools.function import function_tool
+from toolwire.tools.mcp import output_from_result
+
+pytestmark = pytest.mark.anyio
+
+TEST_SERVER = str(Path(__file__).parents[1] / "tools" / "mcp_test_server.py")
+VERSION = "2026-07-28"
+CLIENT = {"name": "fast-test", "version": "1.2"}
+
+
+def envelope(**more: Any) -> dict[str, Any]:
+    return {PROTOCOL_VERSION: VERSION, CLIENT_CAPABILITIES: {}, CLIENT_INFO: CLIENT, **more}
+
+
+def line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def call_line(request_id: int, name: Any, arguments: Any, **params: Any) -> bytes:
+    params = {"name": name, "arguments": arguments, "_meta": envelope(), **params}
+    return line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+
+
+DISCOVER = line(
+    {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": envelope()}}
+)
+
+
+def add(a: int, b: int) -> dict[str, int]:
+    """Add two numbers."""
+    return {"sum": a + b}
+
+
+def blocks() -> list[dict[str, Any]]:
+    """Content blocks of its own."""
+    return [
+        {"type": "text", "text": "one"},
+        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+    ]
+
+
+def broken() -> str:
+    """Always raises."""
+    raise ValueError("no luck")
+
+
+async def nap(seconds: float) -> str:
+    """Sleep."""
+    await anyio.sleep(seconds)
+    return "rested"
+
+
+class Fast:
+    def __init__(self, front: MCPFront, sink: MemorySink) -> None:
+        self.front = front
+        self.sink = sink
+        self.written: list[dict[str, Any]] = []
+        assert front.tasks is not None
+        self.calls = FastCalls(front, front.tasks, self._write)
+
+    async def _write(self, data: bytes) -> None:
+        assert data.endswith(b"\n") and data.count(b"\n") == 1
+        self.written.append(json.loads(data))
+
+    async def answer(self, count: int = 1) -> list[dict[str, Any]]:
+        with anyio.fail_after(10):
+            while len(self.written) < count:
+                await anyio.sleep(0.01)
+        return self.written
+
+
+@asynccontextmanager
+async def fast_front() -> AsyncIterator[Fast]:
+    sink = MemorySink()
+    tools = [function_tool(f) for f in (add, blocks, broken, nap)]
+    engine = ToolEngine(tools, sinks=[sink])
+    front = MCPFront(engine)
+    async with front.running(), front._lifespan(front.server):
+        yield Fast(front, sink)
+    engine.close()
+
+
+async def test_a_simple_call_is_answered_by_the_front_and_recorded_once() -> None:
+    async with fast_front() as fast:
+        assert not fast.calls.take(DISCOVER)  # the SDK decides the era on it too
+        meta = envelope(**{TASK_META_KEY: "t-9"})
+        params = {"name": "add", "arguments": {"a": "2", "b": 3}, "_meta": meta}
+        request = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+        assert fast.calls.take(line(request))
+        [answer] = await fast.answer()
+        [record] = fast.sink.records
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {
+            "content": [{"type": "text", "text": '{"sum":5}'}],
+            "isError": False,
+            "resultType": "complete",
+            "_meta": {"io.modelcontextprotocol/serverInfo": fast.front.server.server_info_stamp},
+        },
+    }
+    connection = fast.front.stdio_connection
+    assert connection is not None
+    assert (record.status, record.task_id, record.session_id) == (
+        "ok",
+        "t-9",
+        connection.session_id,
+    )
+    assert record.extra["client"] == CLIENT
+    assert record.repairs == ("coerce:a:string->integer",)
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("add", {"a": 1, "b": 2}),
+        ("add", {"a": "x"}),  # invalid: isError naming what is wrong
+        ("ad", {"a": 1, "b": 2}),  # unknown: isError naming the closest tool
+        ("blocks", {}),  # the tool's own content blocks
+        ("broken", {}),
+    ],
+)
+async def test_the_answer_is_what_the_sdk_would_send(name: str, arguments: dict[str, Any]) -> None:
+    """``result_dict`` against the SDK's own wire form of ``_result``: the model dumped
+    and shaped by the protocol version's surface, as the SDK's server does."""
+    async with fast_front() as fast:
+        result = await fast.front.run_call(name, arguments, task=None, client=CLIENT)
+        model = fast.front._result(result, asked=False)
+    dumped = model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    fast_wire = {**fast.front.result_dict(result), "resultType": "complete"}  # as ``_wire``
+    assert fast_wire == methods.serialize_server_result("tools/call", VERSION, dumped)
+
+
+@pytest.mark.parametrize(
+    "request_line",
+    [
+        call_line(1, "add", {}, _meta=envelope(progressToken=5)),
+        call_line(1, "add", {}, _meta=envelope(**{CLIENT_CAPABILITIES: {"elicitation": {}}})),
+        call_line(1, "add", {}, requestState="abc"),
+        call_line(1, "add", {}, _meta={PROTOCOL_VERSION: "2025-06-18", CLIENT_CAPABILITIES: {}}),
+        call_line(1, "add", {}, _meta=envelope(**{CLIENT_INFO: {"name": 3}})),
+        call_line(1, 5, {}),
+        call_line(1, "add", [1, 2]),
+        line({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": envelope()}}),
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ',
+    ],
+    ids=[
+        "progress",
+        "elicitation",
+        "round",
+        "old-version",
+        "bad-client",
+        "bad-name",
+        "bad-arguments",
+        "other-method",
+        "not-json",
+    ],
+)
+async def test_what_the_front_does_not_answer_itself_goes_to_the_sdk(request_line: bytes) -> None:
+    async with fast_front() as fast:
+        assert not fast.calls.take(DISCOVER)
+        assert not fast.calls.take(request_line)
+        assert not fast.sink.records
+
+
+async def test_a_handshake_era_connection_is_left_to_the_sdk() -> None:
+    initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    async with fast_front() as fast:
+        assert not fast.calls.take(line(initialize))
+        assert not fast.calls.take(call_line(1, "add", {"a": 1, "b": 2}))
+
+
+async def test_a_call_the_client_cancels_is_recorded_and_not_answered() -> None:
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}}
+    async with fast_front() as fast:
+        fast.calls.take(DISCOVER)
+        assert fast.calls.take(call_line(4, "nap", {"seconds": 30}))
+        await anyio.sleep(0.2)
+        assert fast.calls.take(line(cancel))
+        assert fast.calls.take(call_line(5, "nap", {"seconds": 0}))
+        [answer] = await fast.answer()
+        await anyio.sleep(0.2)
+        assert [r.status for r in fast.sink.records] == ["cancelled", "ok"]
+    assert answer["id"] == 5 and len(fast.written) == 1
+    # Not one of its calls: the SDK's to handle.
+    assert not fast.calls.take(line({**cancel, "params": {"requestId": 4}}))
+
+
+# ------------------------------------------------------------------ the backend's pipes
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+        {
+            "content": [{"type": "text", "text": "x"}],
+            "isError": True,
+            "structuredContent": {"a": 1},
+        },
+        {"content": [], "structuredContent": {"a": 1}, "resultType": "complete"},
+        {"content": [{"type": "text", "text": "x", "annotations": {"priority": 0.5}}]},
+        {"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]},
+        {"content": [{"type": "text", "text": "x"}], "structuredContent": {"k": [1, 2]}},
+    ],
+)
+def test_a_raw_result_maps_as_the_sdks_model_does(raw: dict[str, Any]) -> None:
+    expected = output_from_result(types.CallToolResult.model_validate(raw, by_name=False))
+    assert output_of(raw) == expected
+
+
+def test_a_raw_result_the_sdk_would_refuse_is_refused() -> None:
+    with pytest.raises(ValueError):
+        output_of({"content": [{"type": "text"}], "isError": "maybe"})
+
+
+@asynccontextmanager
+async def piped_backend() -> AsyncIterator[tuple[Client, BackendPipes]]:
+    opened: list[BackendPipes] = []
+    params = StdioServerParameters(command=sys.executable, args=[TEST_SERVER, "stdio"])
+    with open("/dev/null", "w") as quiet:
+        transport = backend_stdio(params, quiet, opened.append)
+        async with Client(transport, cache=None) as client:
+            await client.list_tools()  # as discovery does: the envelope is known after it
+            yield client, opened[0]
+
+
+async def test_raw_calls_share_the_pipes_with_the_sdks_session() -> None:
+    reports: list[tuple[float, float | None, str | None]] = []
+
+    async def report(progress: float, total: float | None, message: str | None) -> None:
+        reports.append((progress, total, message))
+
+    async with piped_backend() as (client, pipes):
+        assert pipes.usable(client.protocol_version)
+        echoed, listed, reported = await _together(
+            pipes.call_tool("echo", {"text": "hi"}, None),
+            client.list_tools(),
+            pipes.call_tool("progress", {}, report),
+        )
+        with pytest.raises(MCPError) as refused:
+            await pipes.call_tool("nope", {}, None)
+    assert output_of(echoed).value == "hi" and output_of(echoed).structured == {
+        "text": "hi",
+        "length": 2,
+    }
+    assert [t.name for t in listed.tools] == ["echo", "slow"]  # the first page
+    assert output_of(reported).value == "done"
+    assert reports == [(1.0, 3.0, "step 1"), (2.0, 3.0, "step 2"), (3.0, 3.0, "step 3")]
+    assert refused.value.code == -32602 and "Unknown tool: nope" in refused.value.message
+
+
+async def test_a_raw_call_the_caller_gives_up_is_cancelled_at_the_backend(tmp_path: Path) -> None:
+    flag = tmp_path / "cancelled"
+    async with piped_backend() as (_, pipes):
+        with anyio.move_on_after(1):
+            await pipes.call_tool("slow", {"seconds": 30, "cancelled": str(flag)}, None)
+        with anyio.fail_after(10):
+            while not flag.exists():
+                await anyio.sleep(0.05)
+        answered = await pipes.call_tool("echo", {"text": "after"}, None)
+    assert output_of(answered).value == "after"
+
+
+async def test_a_raw_call_ends_when_the_backend_dies() -> None:
+    async with piped_backend() as (_, pipes):
+        pipes._process.kill()
+        with anyio.fail_after(10), pytest.raises(MCPError) as closed:
+            await pipes.call_tool("slow", {"seconds": 30}, None)
+        assert not pipes.usable(None)
+    assert closed.value.code == types.CONNECTION_CLOSED
+
+
+async def _together(*calls: Any) -> list[Any]:
+    out: list[Any] = [None] * len(calls)
+
+    async def run(i: int) -> None:
+        out[i] = await calls[i]
+
+    async with anyio.create_task_group() as tasks:
+        for i in range(len(calls)):
+            tasks.start_soon(run, i)
+    return out
