@@ -16,14 +16,21 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import methods
+from mcpfront.test_front_backends import records
 
 from toolwire.audit.sinks import MemorySink
 from toolwire.engine.engine import ToolEngine
 from toolwire.mcpfront.backend import BackendPipes, backend_stdio, output_of
-from toolwire.mcpfront.fast import CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION, FastCalls
+from toolwire.mcpfront.fast import (
+    ANSWERED_VERSIONS,
+    CLIENT_CAPABILITIES,
+    CLIENT_INFO,
+    PROTOCOL_VERSION,
+    FastCalls,
+)
 from toolwire.mcpfront.front import TASK_META_KEY, MCPFront
 from toolwire.tools.function import function_tool
 from toolwire.tools.mcp import output_from_result
@@ -137,6 +144,7 @@ async def test_a_simple_call_is_answered_by_the_front_and_recorded_once() -> Non
     assert record.repairs == ("coerce:a:string->integer",)
 
 
+@pytest.mark.parametrize("version", [*ANSWERED_VERSIONS, VERSION])
 @pytest.mark.parametrize(
     ("name", "arguments"),
     [
@@ -147,15 +155,19 @@ async def test_a_simple_call_is_answered_by_the_front_and_recorded_once() -> Non
         ("broken", {}),
     ],
 )
-async def test_the_answer_is_what_the_sdk_would_send(name: str, arguments: dict[str, Any]) -> None:
+async def test_the_answer_is_what_the_sdk_would_send(
+    name: str, arguments: dict[str, Any], version: str
+) -> None:
     """``result_dict`` against the SDK's own wire form of ``_result``: the model dumped
     and shaped by the protocol version's surface, as the SDK's server does."""
     async with fast_front() as fast:
         result = await fast.front.run_call(name, arguments, task=None, client=CLIENT)
         model = fast.front._result(result, asked=False)
     dumped = model.model_dump(by_alias=True, mode="json", exclude_none=True)
-    fast_wire = {**fast.front.result_dict(result), "resultType": "complete"}  # as ``_wire``
-    assert fast_wire == methods.serialize_server_result("tools/call", VERSION, dumped)
+    fast_wire = fast.front.result_dict(result, version)
+    if version == VERSION:
+        fast_wire["resultType"] = "complete"  # as ``FastCalls._wire`` adds it
+    assert fast_wire == methods.serialize_server_result("tools/call", version, dumped)
 
 
 @pytest.mark.parametrize(
@@ -190,11 +202,48 @@ async def test_what_the_front_does_not_answer_itself_goes_to_the_sdk(request_lin
         assert not fast.sink.records
 
 
-async def test_a_handshake_era_connection_is_left_to_the_sdk() -> None:
-    initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+def initialize(version: str = "2025-11-25", **capabilities: Any) -> bytes:
+    params = {"protocolVersion": version, "capabilities": capabilities, "clientInfo": CLIENT}
+    return line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+
+
+INITIALIZED = line({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def handshake_call(request_id: int, **meta: Any) -> bytes:
+    params = {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta}
+    return line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+
+
+async def test_a_handshake_era_call_is_answered_once_the_client_is_initialized() -> None:
     async with fast_front() as fast:
-        assert not fast.calls.take(line(initialize))
-        assert not fast.calls.take(call_line(1, "add", {"a": 1, "b": 2}))
+        assert not fast.calls.take(initialize())
+        assert not fast.calls.take(handshake_call(1))  # before initialized: the SDK's
+        assert not fast.calls.take(INITIALIZED)
+        assert fast.calls.take(handshake_call(2, **{TASK_META_KEY: "t"}))
+        [answer] = await fast.answer()
+        [record] = fast.sink.records
+    content = [{"type": "text", "text": '{"sum":3}'}]
+    assert answer == {"jsonrpc": "2.0", "id": 2, "result": {"content": content, "isError": False}}
+    assert (record.task_id, record.extra["client"]) == ("t", CLIENT)
+
+
+@pytest.mark.parametrize(
+    ("opening", "call"),
+    [
+        (initialize(elicitation={}), handshake_call(1)),  # it can be asked
+        (initialize("2024-11-05"), handshake_call(1)),  # no structuredContent then
+        (initialize("2099-01-01"), handshake_call(1)),  # the SDK serves another version
+        (initialize(), handshake_call(1, progressToken=1)),
+        (initialize(), call_line(1, "add", {"a": 1, "b": 2})),  # a 2026 envelope: refused
+    ],
+    ids=["elicitation", "old-version", "unknown-version", "progress", "envelope"],
+)
+async def test_handshake_era_calls_the_front_leaves_to_the_sdk(opening: bytes, call: bytes) -> None:
+    async with fast_front() as fast:
+        assert not fast.calls.take(opening)
+        assert not fast.calls.take(INITIALIZED)
+        assert not fast.calls.take(call)
 
 
 async def test_a_call_the_client_cancels_is_recorded_and_not_answered() -> None:
@@ -308,3 +357,52 @@ async def _together(*calls: Any) -> list[Any]:
         for i in range(len(calls)):
             tasks.start_soon(run, i)
     return out
+
+
+# ------------------------------------------------------------------ through the real front
+
+
+async def _elicit(ctx: Any, params: Any) -> types.ElicitResult:
+    return types.ElicitResult(action="decline")
+
+
+CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("echo", {"text": "hi"}),  # structured content from the backend
+    ("fail", {}),  # the backend's isError
+    ("ech", {"text": "hi"}),  # a near miss
+    ("echo", {"txt": "hi"}),  # a schema violation
+    ("echo", {"arguments": {"text": "wrapped"}}),  # F25, repaired
+]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_front_answers_as_the_sdk_path_does(tmp_path: Path, mode: str) -> None:
+    """The same calls from a client that cannot be asked (answered by the front
+    itself) and from one that can (the SDK's path): the same results and records."""
+    db = tmp_path / "audit.db"
+    servers = {"t": {"command": sys.executable, "args": [TEST_SERVER, "stdio"]}}
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    args = ["-m", "toolwire", "mcp", "serve", "--config", str(tmp_path / "mcp.json")]
+    params = StdioServerParameters(command=sys.executable, args=[*args, "--audit", str(db)])
+    answers: list[list[dict[str, Any]]] = []
+    for elicit in (None, _elicit):
+        async with Client(
+            stdio_client(params), mode=mode, elicitation_callback=elicit, cache=None
+        ) as client:
+            answers.append([(await client.call_tool(n, a)).model_dump() for n, a in CALLS])
+    assert answers[0] == answers[1]
+    assert answers[0][0]["structured_content"] == {"text": "hi", "length": 2}
+    rows = records(db)
+    keep = ("name_as_sent", "tool_name", "status", "error_message", "arguments", "repairs")
+    kept = [{k: r[k] for k in keep} for r in rows]
+    assert len(rows) == 2 * len(CALLS) and kept[: len(CALLS)] == kept[len(CALLS) :]
+    statuses = [(r["status"], r["error_type"]) for r in rows[: len(CALLS)]]
+    assert statuses == [
+        ("ok", None),
+        ("tool_error", "tool_reported_error"),
+        ("invalid_args", "unknown_tool"),
+        ("invalid_args", "invalid_arguments"),
+        ("ok", None),
+    ]
+    sessions = {r["session_id"] for r in rows}
+    assert len(sessions) == 2  # one per connection, whichever path answered

@@ -8,28 +8,30 @@ connection, a runner and a request context, and on the way back dumps the
 Measured with callgrind (``bench/bench_mcp_front_ir.py``), that was most of what was
 left of the front's work per call once its backend calls were lean.
 
-Here the commonest call is taken off the line before the SDK sees it: a 2026-era
-``tools/call`` (the connection opened in that era, as the SDK decides it: by the
-first request) whose params are just ``name``, ``arguments`` and an envelope
-``_meta`` (with this front's task key at most) from a client that cannot show an
-elicitation form. What the front does with it is what its SDK handler does
-(``MCPFront.run_call``: resolve, validate, policy, execute, record; the same
-connection, so the same audit session); only the parsing and the answer's JSON are
-done here. Everything else (other methods, progress tokens, elicitation-capable
-clients, approval rounds, handshake-era connections) goes to the SDK as before.
-A ``notifications/cancelled`` for a call taken here cancels it, and, as the SDK
-does, a cancelled call is not answered.
+Here the commonest call is taken off the line before the SDK sees it: a ``tools/call``
+whose params are just ``name``, ``arguments`` and ``_meta`` (the 2026-era envelope
+and this front's task key at most) from a client that cannot show an elicitation
+form, on a connection whose era is settled as the SDK settles it (by the first
+request): a 2026-era one, or a handshake-era one after ``notifications/initialized``
+at a version whose result shape the front builds (``ANSWERED_VERSIONS``). What the
+front does with it is what its SDK handler does (``MCPFront.run_call``: resolve,
+validate, policy, execute, record; the same connection, so the same audit session);
+only the parsing and the answer's JSON are done here. Everything else (other
+methods, progress tokens, clients that can be asked, approval rounds, older
+versions) goes to the SDK as before. A ``notifications/cancelled`` for a call taken
+here cancels it, and, as the SDK does, a cancelled call is not answered.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 import anyio.abc
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from toolwire.mcpfront.front import TASK_META_KEY, MCPFront
 
@@ -38,12 +40,37 @@ CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 _META_KEYS = frozenset({PROTOCOL_VERSION, CLIENT_INFO, CLIENT_CAPABILITIES, TASK_META_KEY})
+ANSWERED_VERSIONS = ("2025-06-18", "2025-11-25")
+"""Handshake-era versions whose ``tools/call`` result has the shape ``result_dict``
+builds (earlier ones lack ``structuredContent``: their calls go to the SDK)."""
 _CONNECTION_CLOSED = -32000  # what the SDK answers a request cut off by shutdown
 
 
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """A call taken off the line, and what its answer needs."""
+
+    request_id: int | str
+    name: str
+    arguments: dict[str, Any] | None
+    task: str | None
+    client: dict[str, str]
+    version: str
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+
+
+@dataclass(frozen=True, slots=True)
+class _Handshake:
+    """What a handshake-era client said in ``initialize``."""
+
+    version: str
+    client: dict[str, str] | None  # None: clientInfo the front does not read itself
+    can_be_asked: bool
+
+
 class FastCalls:
-    """Takes simple 2026-era ``tools/call`` lines off the front's stdin (``take``)
-    and answers them on its stdout (``write``)."""
+    """Takes simple ``tools/call`` lines off the front's stdin (``take``) and answers
+    them on its stdout (``write``)."""
 
     def __init__(
         self,
@@ -55,6 +82,8 @@ class FastCalls:
         self._tasks = tasks
         self._write = write
         self._modern: bool | None = None  # decided by the first request, as the SDK does
+        self._handshake: _Handshake | None = None
+        self._initialized = False  # the handshake-era client said so
         self._running: dict[int | str, anyio.CancelScope] = {}
         self._server_info = front.server.server_info_stamp
 
@@ -63,7 +92,8 @@ class FastCalls:
         if self._modern is None:
             self._decide_era(line)
             return False  # the SDK must see the first request to decide its era too
-        if not self._modern:
+        if not self._modern and not self._initialized:
+            self._initialized = b'"notifications/initialized"' in line and _is_initialized(line)
             return False
         if b'"tools/call"' in line:
             return self._take_call(line)
@@ -77,11 +107,10 @@ class FastCalls:
             return  # not a request: the era is not decided yet
         params = message.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
-        self._modern = (
-            message["method"] != "initialize"
-            and isinstance(meta, dict)
-            and PROTOCOL_VERSION in meta
-        )
+        initialize = message["method"] == "initialize"
+        self._modern = not initialize and isinstance(meta, dict) and PROTOCOL_VERSION in meta
+        if initialize and isinstance(params, dict):
+            self._handshake = _handshake(params)
 
     def _take_call(self, line: bytes) -> bool:
         message = _object(line)
@@ -98,29 +127,42 @@ class FastCalls:
             or not set(params) <= {"name", "arguments", "_meta"}
         ):
             return False
-        name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta")
-        if (
-            not isinstance(name, str)
-            or not isinstance(arguments, dict | None)
-            or not isinstance(meta, dict)
-            or not set(meta) <= _META_KEYS
-            or meta.get(PROTOCOL_VERSION) not in MODERN_PROTOCOL_VERSIONS
-        ):
+        name, arguments = params.get("name"), params.get("arguments")
+        meta = params.get("_meta", None if self._modern else {})
+        if not isinstance(name, str) or not isinstance(arguments, dict | None):
             return False
-        capabilities, info = meta.get(CLIENT_CAPABILITIES), meta.get(CLIENT_INFO, {})
-        if not isinstance(capabilities, dict) or "elicitation" in capabilities:
+        if not isinstance(meta, dict) or not set(meta) <= _META_KEYS:
             return False
-        client = _client(info)
-        connection = self._front.stdio_connection
-        if client is None or connection is None:
+        said = self._modern_client(meta) if self._modern else self._handshake_client(meta)
+        if said is None or self._front.stdio_connection is None:
             return False
+        client, version = said
         task = meta.get(TASK_META_KEY)
-        scope = anyio.CancelScope()
-        self._running[request_id] = scope
-        self._tasks.start_soon(
-            self._serve, request_id, scope, name, arguments, str(task) if task else None, client
-        )
+        call = _Taken(request_id, name, arguments, str(task) if task else None, client, version)
+        self._running[request_id] = call.scope
+        self._tasks.start_soon(self._serve, call)
         return True
+
+    @staticmethod
+    def _modern_client(meta: dict[str, Any]) -> tuple[dict[str, str], str] | None:
+        """The client named in a 2026-era envelope and its version, or None: not a
+        call taken here."""
+        version = meta.get(PROTOCOL_VERSION)
+        capabilities = meta.get(CLIENT_CAPABILITIES)
+        if version not in MODERN_PROTOCOL_VERSIONS or not isinstance(capabilities, dict):
+            return None
+        client = _client(meta.get(CLIENT_INFO, {}))
+        if client is None or "elicitation" in capabilities:
+            return None
+        return client, str(version)
+
+    def _handshake_client(self, meta: dict[str, Any]) -> tuple[dict[str, str], str] | None:
+        handshake = self._handshake
+        if handshake is None or handshake.can_be_asked or PROTOCOL_VERSION in meta:
+            return None
+        if handshake.client is None or handshake.version not in ANSWERED_VERSIONS:
+            return None
+        return handshake.client, handshake.version
 
     def _take_cancel(self, line: bytes) -> bool:
         message = _object(line)
@@ -134,21 +176,17 @@ class FastCalls:
         scope.cancel()
         return True
 
-    async def _serve(
-        self,
-        request_id: int | str,
-        scope: anyio.CancelScope,
-        name: str,
-        arguments: dict[str, Any] | None,
-        task: str | None,
-        client: dict[str, str],
-    ) -> None:
+    async def _serve(self, call: _Taken) -> None:
+        request_id = call.request_id
         answer: dict[str, Any] | None = None
         try:
-            with scope:
+            with call.scope:
                 try:
-                    result = await self._front.run_call(name, arguments, task=task, client=client)
-                    answer = {"jsonrpc": "2.0", "id": request_id, "result": self._wire(result)}
+                    result = await self._front.run_call(
+                        call.name, call.arguments, task=call.task, client=call.client
+                    )
+                    wire = self._wire(result, call.version)
+                    answer = {"jsonrpc": "2.0", "id": request_id, "result": wire}
                 except Exception as exc:  # as the SDK answers a handler that raised
                     error = {"code": 0, "message": str(exc)}
                     answer = {"jsonrpc": "2.0", "id": request_id, "error": error}
@@ -163,10 +201,11 @@ class FastCalls:
         if answer is not None:  # None: the client cancelled it, and gets no answer
             await self._send(answer)
 
-    def _wire(self, result: Any) -> dict[str, Any]:
-        out = self._front.result_dict(result)
-        out["resultType"] = "complete"
-        out["_meta"] = {SERVER_INFO: dict(self._server_info)}
+    def _wire(self, result: Any, version: str) -> dict[str, Any]:
+        out = self._front.result_dict(result, version)
+        if self._modern:  # what the SDK adds to every 2026-era result
+            out["resultType"] = "complete"
+            out["_meta"] = {SERVER_INFO: dict(self._server_info)}
         return out
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -180,6 +219,21 @@ def _object(line: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return message if isinstance(message, dict) else None
+
+
+def _is_initialized(line: bytes) -> bool:
+    message = _object(line)
+    return message is not None and message.get("method") == "notifications/initialized"
+
+
+def _handshake(params: dict[str, Any]) -> _Handshake | None:
+    """An ``initialize`` the SDK accepts as it is (the version asked is the version
+    served), or None: no call on this connection is taken here."""
+    version, capabilities = params.get("protocolVersion"), params.get("capabilities")
+    if version not in HANDSHAKE_PROTOCOL_VERSIONS or not isinstance(capabilities, dict):
+        return None
+    client = _client(params.get("clientInfo"))
+    return _Handshake(str(version), client, can_be_asked="elicitation" in capabilities)
 
 
 def _client(info: Any) -> dict[str, str] | None:

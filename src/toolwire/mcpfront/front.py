@@ -28,6 +28,7 @@ import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types import methods
 from pydantic import TypeAdapter, ValidationError
 
 from toolwire import __version__
@@ -399,12 +400,14 @@ class MCPFront:
             out.content = [types.TextContent(type="text", text=text)]
         return out
 
-    def result_dict(self, result: ToolResult) -> dict[str, Any]:
-        """``_result(result, asked=False)`` as its wire dict; a text result is built
-        directly (no model to build and dump: this is every fast call's answer)."""
+    def result_dict(self, result: ToolResult, version: str) -> dict[str, Any]:
+        """``_result(result, asked=False)`` on the wire at protocol ``version``, as the
+        SDK's server sends it; a text result is built directly (no model to build,
+        dump, check against the version and dump again: most fast calls' answer)."""
         if result.status in ("ok", "tool_error") and isinstance(result.value, list):
             out = self._result(result, asked=False)
-            return out.model_dump(by_alias=True, mode="json", exclude_none=True)
+            dumped = out.model_dump(by_alias=True, mode="json", exclude_none=True)
+            return methods.serialize_server_result("tools/call", version, dumped)
         text = result.content
         if result.status == "pending_approval":
             text = _approval_message(result, asked=False, book=self.approvals)
