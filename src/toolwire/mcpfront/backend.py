@@ -266,7 +266,10 @@ async def _read(
     to_session: MemoryObjectSendStream[Any],
 ) -> None:
     """Read the backend's stdout line by line: raw calls' lines are taken, the rest
-    go to the session; at the end every raw call still waiting is failed."""
+    go to the session; at the end every raw call still waiting is failed. Once the
+    session is gone the rest is read and dropped (as the SDK's transport drains it),
+    so that a backend writing at shutdown is not stuck on a full pipe."""
+    session_open = True
     try:
         async with to_session:
             buffer = b""
@@ -274,12 +277,12 @@ async def _read(
                 lines = (buffer + chunk).split(b"\n")
                 buffer = lines.pop()
                 for line in lines:
-                    if not line.strip() or await pipes.take(line):
+                    if not line.strip() or await pipes.take(line) or not session_open:
                         continue
                     try:
                         await to_session.send(_parse(line))
                     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                        return
+                        session_open = False
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
         pass  # closed under the read by shutdown, or the pipe broke: both end the session
     finally:
