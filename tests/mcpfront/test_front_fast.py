@@ -6,6 +6,7 @@ what it does not handle."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -406,3 +407,26 @@ async def test_the_front_answers_as_the_sdk_path_does(tmp_path: Path, mode: str)
     ]
     sessions = {r["session_id"] for r in rows}
     assert len(sessions) == 2  # one per connection, whichever path answered
+
+
+def test_a_client_leaving_with_a_call_in_flight_stops_the_front_cleanly(tmp_path: Path) -> None:
+    servers = {"t": {"command": sys.executable, "args": [TEST_SERVER, "stdio"]}}
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    args = ["-m", "toolwire", "mcp", "serve", "--config", str(tmp_path / "mcp.json")]
+    front = subprocess.Popen(
+        [sys.executable, *args, "--audit", "none"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert front.stdin is not None and front.stdout is not None
+    front.stdin.write(DISCOVER)
+    front.stdin.flush()
+    assert b'"id":0' in front.stdout.readline()
+    front.stdin.write(call_line(1, "slow", {"seconds": 30}))
+    front.stdin.write(call_line(2, "echo", {"text": "hi"}))
+    front.stdin.flush()
+    assert b'"id":2' in front.stdout.readline()  # the slow one is under way
+    _, err = front.communicate(timeout=30)  # closes stdin: the client is gone
+    assert front.returncode == 0, err.decode()
+    assert b"Traceback" not in err, err.decode()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,7 +211,10 @@ class FastCalls:
 
     async def _send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-        await self._write(line.encode("utf-8") + b"\n")
+        # A client gone (its pipe closed, the server stopping) has nobody to answer; as
+        # in the SDK, that must not end the server's other work.
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await self._write(line.encode("utf-8") + b"\n")
 
 
 def _object(line: bytes) -> dict[str, Any] | None:
