@@ -79,6 +79,11 @@ def broken() -> str:
     raise ValueError("no luck")
 
 
+def odd() -> str:
+    """Text UTF-8 cannot hold."""
+    return "a\ud800b"
+
+
 async def nap(seconds: float) -> str:
     """Sleep."""
     await anyio.sleep(seconds)
@@ -107,7 +112,7 @@ class Fast:
 @asynccontextmanager
 async def fast_front() -> AsyncIterator[Fast]:
     sink = MemorySink()
-    tools = [function_tool(f) for f in (add, blocks, broken, nap)]
+    tools = [function_tool(f) for f in (add, blocks, broken, nap, odd)]
     engine = ToolEngine(tools, sinks=[sink])
     front = MCPFront(engine)
     async with front.running(), front._lifespan(front.server):
@@ -143,6 +148,15 @@ async def test_a_simple_call_is_answered_by_the_front_and_recorded_once() -> Non
     )
     assert record.extra["client"] == CLIENT
     assert record.repairs == ("coerce:a:string->integer",)
+
+
+async def test_text_utf8_cannot_hold_is_answered_escaped() -> None:
+    async with fast_front() as fast:
+        fast.calls.take(DISCOVER)
+        assert fast.calls.take(call_line(3, "odd", {}))
+        [answer] = await fast.answer()
+    assert answer["result"]["content"][0]["text"] in ("a\ud800b", "a\ufffdb")
+    assert fast.sink.records[0].status == "ok"
 
 
 @pytest.mark.parametrize("version", [*ANSWERED_VERSIONS, VERSION])

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
@@ -45,9 +46,12 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from toolwire.mcpfront.stdio import json_line
 from toolwire.tools.base import ProgressFn, ToolOutput
 from toolwire.tools.mcp import MCPTool, MCPToolError, MCPToolset, output_from_result
 from toolwire.tools.mcp_config import MCPServerConfig
+
+logger = logging.getLogger(__name__)
 
 ID_PREFIX = "toolwire-"
 _ID_MARK = b'"' + ID_PREFIX.encode()  # a line without it is never one of ours
@@ -91,8 +95,7 @@ class BackendPipes:
         return protocol_version not in MODERN_PROTOCOL_VERSIONS or self.envelope is not None
 
     async def write(self, message: dict[str, Any]) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
-        await self._write_line(line.encode("utf-8"))
+        await self._write_line(json_line(message))
 
     async def _write_line(self, data: bytes) -> None:
         writer = self._writer
@@ -191,15 +194,17 @@ class BackendPipes:
             waiting = self._pending.get(token) if isinstance(token, str) else None
             if waiting is None or params is None:
                 return False
-            if waiting.progress is not None:
-                progress, total = params.get("progress"), params.get("total")
-                if isinstance(progress, int | float):
-                    text = params.get("message")
+            progress, total = params.get("progress"), params.get("total")
+            if waiting.progress is not None and isinstance(progress, int | float):
+                text = params.get("message")
+                try:
                     await waiting.progress(
                         float(progress),
                         float(total) if isinstance(total, int | float) else None,
                         text if isinstance(text, str) else None,
                     )
+                except Exception:  # as in the SDK's session: it must not end the session
+                    logger.exception("progress callback failed")
             return True
         return False
 

@@ -35,6 +35,7 @@ import anyio.abc
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from toolwire.mcpfront.front import TASK_META_KEY, MCPFront
+from toolwire.mcpfront.stdio import json_line
 
 PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
@@ -179,7 +180,7 @@ class FastCalls:
 
     async def _serve(self, call: _Taken) -> None:
         request_id = call.request_id
-        answer: dict[str, Any] | None = None
+        answer: bytes | None = None
         try:
             with call.scope:
                 try:
@@ -187,15 +188,15 @@ class FastCalls:
                         call.name, call.arguments, task=call.task, client=call.client
                     )
                     wire = self._wire(result, call.version)
-                    answer = {"jsonrpc": "2.0", "id": request_id, "result": wire}
+                    answer = json_line({"jsonrpc": "2.0", "id": request_id, "result": wire})
                 except Exception as exc:  # as the SDK answers a handler that raised
                     error = {"code": 0, "message": str(exc)}
-                    answer = {"jsonrpc": "2.0", "id": request_id, "error": error}
+                    answer = json_line({"jsonrpc": "2.0", "id": request_id, "error": error})
         except anyio.get_cancelled_exc_class():
             # The server is stopping: the client hears so rather than waiting.
             error = {"code": _CONNECTION_CLOSED, "message": "Connection closed"}
             with anyio.CancelScope(shield=True), anyio.move_on_after(1):
-                await self._send({"jsonrpc": "2.0", "id": request_id, "error": error})
+                await self._send(json_line({"jsonrpc": "2.0", "id": request_id, "error": error}))
             raise
         finally:
             self._running.pop(request_id, None)
@@ -209,12 +210,11 @@ class FastCalls:
             out["_meta"] = {SERVER_INFO: dict(self._server_info)}
         return out
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    async def _send(self, line: bytes) -> None:
         # A client gone (its pipe closed, the server stopping) has nobody to answer; as
         # in the SDK, that must not end the server's other work.
         with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            await self._write(line.encode("utf-8") + b"\n")
+            await self._write(line)
 
 
 def _object(line: bytes) -> dict[str, Any] | None:

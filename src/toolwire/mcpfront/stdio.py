@@ -18,6 +18,7 @@ else (a terminal, a file, another event loop) gets the SDK's transport.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 import sys
@@ -32,6 +33,16 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 LINE_LIMIT = 64 * 1024 * 1024  # one JSON-RPC message per line; results can be large
+
+
+def json_line(message: dict[str, Any]) -> bytes:
+    """One JSON-RPC message as a line of UTF-8 (a lone surrogate, which UTF-8 cannot
+    hold, is written escaped: valid JSON either way)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 def _is_pipe(fd: int) -> bool:
