@@ -28,8 +28,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any, Self, TextIO
+from typing import Any, TextIO
 
 import anyio
 import anyio.abc
@@ -46,7 +45,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from toolwire.mcpfront.stdio import json_line
+from toolwire.mcpfront.stdio import PipeEnd, json_line
 from toolwire.tools.base import ProgressFn, ToolOutput
 from toolwire.tools.mcp import MCPTool, MCPToolError, MCPToolset, output_from_result
 from toolwire.tools.mcp_config import MCPServerConfig
@@ -224,12 +223,12 @@ class BackendPipes:
             self.envelope = {k: meta[k] for k in _ENVELOPE if k in meta}
 
 
-class _SessionWrite:
+class _SessionWrite(PipeEnd):
     """The SDK session's write stream: each message written as one line on the pipe."""
 
     def __init__(self, pipes: BackendPipes) -> None:
+        super().__init__()
         self._pipes = pipes
-        self._closed = False
 
     async def send(self, item: SessionMessage, /) -> None:
         if self._closed:
@@ -240,20 +239,6 @@ class _SessionWrite:
             await self._pipes._write_line(text.encode("utf-8") + b"\n")
         except MCPError:
             raise anyio.BrokenResourceError from None
-
-    async def aclose(self) -> None:
-        self._closed = True
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:

@@ -53,9 +53,9 @@ def _is_pipe(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-class _Pipe:
-    """What both streams share: closing (the pipes themselves are closed by
-    ``front_stdio``), and use as an async context manager."""
+class PipeEnd:
+    """What the streams over pipes share: closing (the pipes themselves are closed by
+    whoever opened them), and use as an async context manager."""
 
     def __init__(self) -> None:
         self._closed = False
@@ -75,7 +75,7 @@ class _Pipe:
         await self.aclose()
 
 
-class PipeIn(_Pipe):
+class PipeIn(PipeEnd):
     """The server's read stream: each line of stdin parsed as a JSON-RPC message when
     the server asks for the next one (a line that is not one is handed on as the
     exception, as the SDK's transport does)."""
@@ -111,7 +111,7 @@ class PipeIn(_Pipe):
             raise StopAsyncIteration from None
 
 
-class PipeOut(_Pipe):
+class PipeOut(PipeEnd):
     """The server's write stream: each message written to stdout as one line by the
     task that sends it (the pipe keeps them whole and in order)."""
 
