@@ -1,6 +1,8 @@
 """Added latency of ``toolwire mcp serve`` per call vs calling the backend directly.
 
-Run: ``python bench/bench_mcp_front.py [--calls N] [--fastmcp-python PY]``. One
+Run: ``python bench/bench_mcp_front.py [--calls N] [--fastmcp-python PY] [--base-src DIR]``.
+With ``--base-src`` (e.g. ``git archive`` of an older commit's ``src``) the front from
+that checkout runs in the same rotation, for before/after figures from one run. One
 official MCP client talks to the in-repo test server directly, another to the front
 (two backends configured: the test server and mcp-server-time, audit to SQLite); calls
 of the test server's ``echo`` alternate between them. With ``--fastmcp-python`` (the
@@ -27,7 +29,7 @@ from pathlib import Path
 
 import anyio
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 ROOT = Path(__file__).parents[1]
 TEST_SERVER = str(ROOT / "tests" / "tools" / "mcp_test_server.py")
@@ -75,7 +77,7 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def main(calls: int, fastmcp_python: str | None) -> None:
+async def main(calls: int, fastmcp_python: str | None, base_src: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = write_config(tmp)
         front_args = ["-m", "toolwire", "mcp", "serve", "--config", str(cfg)]
@@ -84,6 +86,11 @@ async def main(calls: int, fastmcp_python: str | None) -> None:
             "direct": StdioServerParameters(command=sys.executable, args=[TEST_SERVER, "stdio"]),
             "front": StdioServerParameters(command=sys.executable, args=front_args),
         }
+        if base_src:  # the same front from another checkout (e.g. before a change)
+            env = {**get_default_environment(), "PYTHONPATH": base_src}
+            paths["front base"] = StdioServerParameters(
+                command=sys.executable, args=front_args, env=env
+            )
         if fastmcp_python:
             proxy_args = [str(ROOT / "bench" / "fastmcp_proxy.py"), str(cfg)]
             paths["fastmcp"] = StdioServerParameters(command=fastmcp_python, args=proxy_args)
@@ -125,5 +132,10 @@ if __name__ == "__main__":
     parser.add_argument(
         "--fastmcp-python", metavar="PY", help="Python of an environment with fastmcp<3"
     )
+    parser.add_argument(
+        "--base-src",
+        metavar="DIR",
+        help="also run the front from this src directory (another checkout) in the rotation",
+    )
     args = parser.parse_args()
-    anyio.run(main, args.calls, args.fastmcp_python)
+    anyio.run(main, args.calls, args.fastmcp_python, args.base_src)

@@ -28,6 +28,7 @@ import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types import methods
 from pydantic import TypeAdapter, ValidationError
 
 from toolwire import __version__
@@ -199,6 +200,7 @@ class MCPFront:
         self._tools: list[types.Tool] = []
         self._tools_version = -1
         self._connections: set[Connection] = set()
+        self._run_connection: Connection | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
         self._waiting: dict[str, WaitingCall] = {}  # by request_state
         self._http_sessions: dict[str, Connection] = {}  # by Mcp-Session-Id
@@ -249,6 +251,7 @@ class MCPFront:
         # One lifespan per ``server.run``, i.e. per client connection.
         connection = Connection(session_id=f"mcp_{os.urandom(8).hex()}", client={})
         self._connections.add(connection)
+        self._run_connection = connection
         try:
             yield connection
         finally:
@@ -317,6 +320,34 @@ class MCPFront:
         result = await self._run(connection, call, self._approver(ask))
         return self._result(result, asked=ask is not None)
 
+    @property
+    def stdio_connection(self) -> Connection | None:
+        """The connection of the latest ``server.run`` (over stdio, the only one)."""
+        return self._run_connection
+
+    @property
+    def tasks(self) -> anyio.abc.TaskGroup | None:
+        """The task group of ``running()``, while it runs."""
+        return self._tasks
+
+    async def run_call(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        *,
+        task: str | None,
+        client: dict[str, str],
+    ) -> ToolResult:
+        """A ``tools/call`` on the stdio connection from a client that cannot be asked
+        (see ``fast``): what ``_call_tool`` does for it, without the SDK's context."""
+        connection = self._run_connection
+        assert connection is not None
+        if not connection.client:
+            connection.client.update(client)
+        session_id = connection.session_id
+        call = _Call(name, arguments, task_id=task or session_id, session_id=session_id)
+        return await self._run(connection, call, self._approver(None))
+
     def _approver(self, ask: Approver | None) -> Approver | None:
         """A held call first takes a decision made with ``toolwire approve``/``reject``
         on an identical held call; only without one is the client asked (``ask``)."""
@@ -368,6 +399,26 @@ class MCPFront:
             text = _approval_message(result, asked=asked, book=self.approvals)
             out.content = [types.TextContent(type="text", text=text)]
         return out
+
+    def result_dict(self, result: ToolResult, version: str) -> dict[str, Any]:
+        """``_result(result, asked=False)`` on the wire at protocol ``version``, as the
+        SDK's server sends it; a text result is built directly (no model to build,
+        dump, check against the version and dump again: most fast calls' answer)."""
+        if result.status in ("ok", "tool_error") and isinstance(result.value, list):
+            out = self._result(result, asked=False)
+            dumped = out.model_dump(by_alias=True, mode="json", exclude_none=True)
+            return methods.serialize_server_result("tools/call", version, dumped)
+        text = result.content
+        if result.status == "pending_approval":
+            text = _approval_message(result, asked=False, book=self.approvals)
+        wire: dict[str, Any] = {
+            "content": [{"type": "text", "text": text}],
+            "isError": result.status != "ok",
+        }
+        structured = result.structured if result.status == "ok" else None
+        if isinstance(structured, dict):
+            wire["structuredContent"] = structured
+        return wire
 
     async def _call_in_rounds(
         self, connection: Connection, call: _Call, tasks: anyio.abc.TaskGroup

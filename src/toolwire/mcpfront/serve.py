@@ -17,10 +17,12 @@ from toolwire.audit.sqlite import SQLiteSink
 from toolwire.engine.engine import ToolEngine
 from toolwire.engine.policy import Policy
 from toolwire.httpkeys import has_key, keys_problem
+from toolwire.mcpfront.backend import open_front_toolsets
+from toolwire.mcpfront.fast import FastCalls
 from toolwire.mcpfront.front import MCPFront
-from toolwire.mcpfront.stdio import front_stdio
+from toolwire.mcpfront.stdio import PipeIn, PipeOut, front_stdio
 from toolwire.tools.base import Tool
-from toolwire.tools.mcp import RETRY_FIRST, MCPToolset, open_toolsets
+from toolwire.tools.mcp import RETRY_FIRST, MCPToolset
 from toolwire.tools.mcp_config import MCPServerConfig
 from toolwire.tools.registry import ToolRegistry
 
@@ -56,7 +58,7 @@ async def serve(
     a doubling wait while the others are served; ``MCPServerError`` is raised only
     when nothing at all could be started.
     """
-    async with open_toolsets(servers, errlog=errlog or sys.stderr, keep_trying=True) as toolsets:
+    async with open_front_toolsets(servers, errlog=errlog or sys.stderr) as toolsets:
         failed = [ts.startup_error for ts in toolsets if ts.startup_error is not None]
         if failed and len(failed) == len(toolsets) and not python_tools:
             nothing_started = failed[0]
@@ -124,6 +126,9 @@ async def _serve_front(
         async with front.running():
             if http is None:
                 async with front_stdio() as (read, write):
+                    if isinstance(read, PipeIn) and isinstance(write, PipeOut):
+                        assert front.tasks is not None
+                        read.take = FastCalls(front, front.tasks, write.write_line).take
                     await front.server.run(read, write, front.initialization_options())
             else:
                 await _serve_http(front, http, errlog)

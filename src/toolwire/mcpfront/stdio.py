@@ -18,10 +18,11 @@ else (a terminal, a file, another event loop) gets the SDK's transport.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from types import TracebackType
 from typing import Any, Self
@@ -34,6 +35,16 @@ from mcp.shared.message import SessionMessage
 LINE_LIMIT = 64 * 1024 * 1024  # one JSON-RPC message per line; results can be large
 
 
+def json_line(message: dict[str, Any]) -> bytes:
+    """One JSON-RPC message as a line of UTF-8 (a lone surrogate, which UTF-8 cannot
+    hold, is written escaped: valid JSON either way)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
 def _is_pipe(fd: int) -> bool:
     try:
         mode = os.fstat(fd).st_mode
@@ -42,9 +53,9 @@ def _is_pipe(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-class _Pipe:
-    """What both streams share: closing (the pipes themselves are closed by
-    ``front_stdio``), and use as an async context manager."""
+class PipeEnd:
+    """What the streams over pipes share: closing (the pipes themselves are closed by
+    whoever opened them), and use as an async context manager."""
 
     def __init__(self) -> None:
         self._closed = False
@@ -64,7 +75,7 @@ class _Pipe:
         await self.aclose()
 
 
-class _Incoming(_Pipe):
+class PipeIn(PipeEnd):
     """The server's read stream: each line of stdin parsed as a JSON-RPC message when
     the server asks for the next one (a line that is not one is handed on as the
     exception, as the SDK's transport does)."""
@@ -72,11 +83,15 @@ class _Incoming(_Pipe):
     def __init__(self, reader: asyncio.StreamReader) -> None:
         super().__init__()
         self._reader = reader
+        # Takes a line the front answers itself (see ``fast``); False: the SDK's.
+        self.take: Callable[[bytes], bool] | None = None
 
     async def receive(self) -> SessionMessage | Exception:
         if self._closed:
             raise anyio.ClosedResourceError
         line = await self._reader.readline()
+        while self.take is not None and line and self.take(line):
+            line = await self._reader.readline()
         if not line:
             raise anyio.EndOfStream
         text = line.decode("utf-8", errors="replace")  # as the SDK reads stdin
@@ -86,7 +101,7 @@ class _Incoming(_Pipe):
             return exc
         return SessionMessage(message)
 
-    def __aiter__(self) -> _Incoming:
+    def __aiter__(self) -> PipeIn:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
@@ -96,7 +111,7 @@ class _Incoming(_Pipe):
             raise StopAsyncIteration from None
 
 
-class _Outgoing(_Pipe):
+class PipeOut(PipeEnd):
     """The server's write stream: each message written to stdout as one line by the
     task that sends it (the pipe keeps them whole and in order)."""
 
@@ -108,7 +123,13 @@ class _Outgoing(_Pipe):
         if self._closed:
             raise anyio.ClosedResourceError
         text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-        self._writer.write(text.encode("utf-8") + b"\n")
+        await self.write_line(text.encode("utf-8") + b"\n")
+
+    async def write_line(self, data: bytes) -> None:
+        """Write one whole message line (the front's own answers use this too)."""
+        if self._closed:
+            raise anyio.ClosedResourceError
+        self._writer.write(data)
         await self._writer.drain()  # returns at once unless the client reads slowly
 
 
@@ -142,7 +163,7 @@ async def front_stdio() -> AsyncIterator[tuple[Any, Any]]:
         )
         transports.append(write_transport)
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-        yield _Incoming(reader), _Outgoing(writer)
+        yield PipeIn(reader), PipeOut(writer)
     finally:
         for transport in transports:
             transport.close()
