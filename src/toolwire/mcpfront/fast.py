@@ -32,6 +32,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import mcp_types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from toolwire.mcpfront.front import TASK_META_KEY, MCPFront
@@ -45,7 +46,6 @@ _META_KEYS = frozenset({PROTOCOL_VERSION, CLIENT_INFO, CLIENT_CAPABILITIES, TASK
 ANSWERED_VERSIONS = ("2025-06-18", "2025-11-25")
 """Handshake-era versions whose ``tools/call`` result has the shape ``result_dict``
 builds (earlier ones lack ``structuredContent``: their calls go to the SDK)."""
-_CONNECTION_CLOSED = -32000  # what the SDK answers a request cut off by shutdown
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +194,7 @@ class FastCalls:
                     answer = json_line({"jsonrpc": "2.0", "id": request_id, "error": error})
         except anyio.get_cancelled_exc_class():
             # The server is stopping: the client hears so rather than waiting.
-            error = {"code": _CONNECTION_CLOSED, "message": "Connection closed"}
+            error = {"code": mcp_types.CONNECTION_CLOSED, "message": "Connection closed"}
             with anyio.CancelScope(shield=True), anyio.move_on_after(1):
                 await self._send(json_line({"jsonrpc": "2.0", "id": request_id, "error": error}))
             raise
