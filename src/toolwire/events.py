@@ -95,6 +95,20 @@ class ReasoningDelta:
 
 
 @dataclass(slots=True)
+class ReasoningSignature:
+    """Something the server wants back verbatim with its reasoning on the next turn,
+    opaque: ``signature``, an Anthropic thinking block's signature (it closes the block
+    whose text came as ``ReasoningDelta``s since the last one); ``redacted``, an
+    Anthropic ``redacted_thinking`` block's data; ``thought_signature``, a Gemini
+    part's ``thoughtSignature``, with ``call_id`` the call of that part (None: a text
+    part)."""
+
+    kind: Literal["signature", "redacted", "thought_signature"]
+    value: str
+    call_id: str | None = None
+
+
+@dataclass(slots=True)
 class CallStarted:
     """A new call slot: its id and name as sent (the name is normalized at finish)."""
 
@@ -141,6 +155,7 @@ class StreamError:
 Event = (
     TextDelta
     | ReasoningDelta
+    | ReasoningSignature
     | CallStarted
     | ArgumentsDelta
     | CallFinished

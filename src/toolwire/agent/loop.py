@@ -55,6 +55,7 @@ from toolwire.events import (
     CallFinished,
     FinishReason,
     ReasoningDelta,
+    ReasoningSignature,
     StreamError,
     StreamFinished,
     TextDelta,
@@ -411,11 +412,15 @@ class Agent:
 
 
 class _Answer:
-    """One turn's answer as the parser reads it."""
+    """One turn's answer as the parser reads it, with what of its reasoning must go
+    back to the server (see ``toolwire.agent.history``)."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.calls: list[ToolCall] = []
+        self.reasoning: list[str] = []  # reasoning text not (yet) in a signed block
+        self.thinking_blocks: list[dict[str, Any]] = []  # Anthropic's, whole
+        self.signatures: dict[str, str] = {}  # Gemini's, by the parser's call id
         self.finish_reason: FinishReason | None = None
         self.usage: Usage | None = None
         self.error: str | None = None
@@ -424,12 +429,39 @@ class _Answer:
     def text(self) -> str:
         return "".join(self.parts)
 
+    def message(self, calls: list[ToolCall], names: list[str]) -> dict[str, Any]:
+        """The turn's assistant message, its calls under their ids in the history
+        (``calls``, in the order of ``self.calls``)."""
+        signatures = None
+        if self.signatures:
+            signatures = [self.signatures.get(c.id or "") for c in self.calls]
+        return assistant_message(
+            self.text,
+            calls,
+            names,
+            reasoning="".join(self.reasoning),
+            thinking_blocks=self.thinking_blocks,
+            signatures=signatures,
+        )
+
+    def _sign(self, event: ReasoningSignature) -> None:
+        if event.kind == "signature":  # closes the thinking block read so far
+            thought = "".join(self.reasoning)
+            self.reasoning.clear()
+            block = {"type": "thinking", "thinking": thought, "signature": event.value}
+            self.thinking_blocks.append(block)
+        elif event.kind == "redacted":
+            self.thinking_blocks.append({"type": "redacted_thinking", "data": event.value})
+        elif event.call_id is not None:  # a Gemini signature on a text part is not kept
+            self.signatures[event.call_id] = event.value
+
     def take(
         self, events: list[Any], emitter: TextEmitter, thinking: TextEmitter, turn: int
     ) -> list[AgentEvent]:
         out: list[AgentEvent] = []
         for event in events:
             if isinstance(event, ReasoningDelta):
+                self.reasoning.append(event.text)
                 batch = thinking.feed(event.text)
                 if batch:
                     out.append(ReasoningOut(batch, turn))
@@ -446,6 +478,8 @@ class _Answer:
                 self.usage = event.usage
             elif isinstance(event, StreamError) and self.error is None:
                 self.error = event.message
+            elif isinstance(event, ReasoningSignature):
+                self._sign(event)
         return out
 
 
@@ -466,7 +500,7 @@ class _Turn:
             return []
         results = [self.done[i] for i in range(len(calls))]
         names = [r.name or c.name for c, r in zip(calls, results, strict=True)]
-        messages.append(assistant_message(self.answer.text, calls, names))
+        messages.append(self.answer.message(calls, names))
         outcomes = []
         for call, tool_result in zip(calls, results, strict=True):
             reply = _reply(call, tool_result)

@@ -102,8 +102,11 @@ class AnthropicDecoder(SSEWireDecoder):
                 index = None
         elif dtype == "thinking_delta":
             key, role = "thinking", REASONING
+        elif dtype == "signature_delta":  # goes back with the block on the next turn
+            self.sink.signature("signature", self.string_field(delta, "signature", "delta", raw))
+            return
         else:
-            return  # signature_delta and citations carry nothing toolwire reports
+            return  # citations carry nothing toolwire reports
         value = delta.get(key)
         if type(value) is not str:
             value = self.string_field(delta, key, "delta", raw)  # "", reported if not null
@@ -141,6 +144,13 @@ class AnthropicDecoder(SSEWireDecoder):
             self.text(self.string_field(block, "text", "content_block", raw))
         elif btype == "thinking":
             self.sink.reasoning(self.string_field(block, "thinking", "content_block", raw))
+            # a whole block (a message read at once) carries its signature
+            self.sink.signature(
+                "signature", self.string_field(block, "signature", "content_block", raw)
+            )
+        elif btype == "redacted_thinking":
+            data = self.string_field(block, "data", "content_block", raw)
+            self.sink.signature("redacted", data)
 
     def _content_block_stop(self, event: dict[str, Any], raw: Raw) -> None:
         index = _index(event)
