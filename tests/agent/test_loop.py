@@ -207,6 +207,7 @@ async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: Mem
         events = [event async for event in agent.stream("go")]
     kinds = [type(e).__name__ for e in events]
     assert kinds == [
+        "CallStreaming",
         "CallParsed",
         "TurnFinished",
         "ToolStarted",
@@ -219,11 +220,11 @@ async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: Mem
     texts = [e for e in events if isinstance(e, TextOut)]
     assert [len(e.text) for e in texts] == [180, 120]  # by size, then the final flush
     assert "".join(e.text for e in texts) == "x" * 300
-    parsed = events[0]
+    parsed = events[1]
     assert isinstance(parsed, CallParsed) and parsed.call.status == "complete"
-    replied = events[3]
+    replied = events[4]
     assert isinstance(replied, ToolReplied) and replied.outcome.reply == "3"
-    turn = events[1]
+    turn = events[2]
     assert isinstance(turn, TurnFinished) and turn.finish_reason == "tool_calls"
     end = events[-1]
     assert isinstance(end, RunFinished) and end.result.stop == "done"

@@ -18,6 +18,7 @@ is one engine task.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any
@@ -29,6 +30,7 @@ from toolwire.agent.events import (
     AgentEvent,
     CallOutcome,
     CallParsed,
+    CallStreaming,
     ReasoningOut,
     RunFinished,
     RunResult,
@@ -53,6 +55,7 @@ from toolwire.engine.engine import Approver
 from toolwire.engine.results import ToolResult
 from toolwire.events import (
     CallFinished,
+    CallStarted,
     FinishReason,
     ReasoningDelta,
     ReasoningSignature,
@@ -391,13 +394,35 @@ class Agent:
         thinking = TextEmitter(self.text_size, self.text_interval)
         try:
             response = await self.client.open(prepared)
+            chunks = response.iter_bytes().__aiter__()
+            # a read that outlived a wait: the next wait is for it (None at the end)
+            reading: asyncio.Future[bytes | None] | None = None
             try:
-                async for chunk in response.iter_bytes():
+                while True:
+                    wait = _due(emitter, thinking)
+                    if wait is None and reading is None:  # nothing held: just read
+                        chunk = await anext(chunks, None)
+                    else:  # text is held: wait for the next piece no longer than it may
+                        if reading is None:
+                            reading = asyncio.ensure_future(anext(chunks, None))
+                        done, _ = await asyncio.wait((reading,), timeout=wait)
+                        if not done:
+                            for event in answer.due(emitter, thinking, turn):
+                                yield event
+                            continue
+                        chunk, reading = reading.result(), None
+                    if chunk is None:
+                        break
                     events = declared_names(parser.feed(chunk), names)
                     for event in answer.take(events, emitter, thinking, turn):
                         yield event
             finally:
                 with anyio.CancelScope(shield=True):  # closed even when cancelled
+                    if reading is not None:
+                        reading.cancel()
+                        await asyncio.wait((reading,))
+                        if not reading.cancelled():
+                            reading.exception()  # retrieved: the run is over
                     await response.aclose()
         except UpstreamError as exc:
             answer.error = exc.message
@@ -409,6 +434,12 @@ class Agent:
         rest = emitter.flush()
         if rest:
             yield TextOut(rest, turn)
+
+
+def _due(*emitters: TextEmitter) -> float | None:
+    """How long the reader may wait before held text is due; None when none is held."""
+    waits = [wait for e in emitters if (wait := e.due()) is not None]
+    return min(waits) if waits else None
 
 
 class _Answer:
@@ -455,6 +486,19 @@ class _Answer:
         elif event.call_id is not None:  # a Gemini signature on a text part is not kept
             self.signatures[event.call_id] = event.value
 
+    def due(self, emitter: TextEmitter, thinking: TextEmitter, turn: int) -> list[AgentEvent]:
+        """What the emitters held that is due by now (the reader waited for it)."""
+        out: list[AgentEvent] = []
+        if thinking.due() == 0.0:
+            batch = thinking.flush()
+            if batch:
+                out.append(ReasoningOut(batch, turn))
+        if emitter.due() == 0.0:
+            batch = emitter.flush()
+            if batch:
+                out.append(TextOut(batch, turn))
+        return out
+
     def take(
         self, events: list[Any], emitter: TextEmitter, thinking: TextEmitter, turn: int
     ) -> list[AgentEvent]:
@@ -473,6 +517,14 @@ class _Answer:
             elif isinstance(event, CallFinished):
                 self.calls.append(event.call)
                 out.append(CallParsed(event.call, turn))
+            elif isinstance(event, CallStarted):  # what the model said first goes out first
+                batch = thinking.flush()
+                if batch:
+                    out.append(ReasoningOut(batch, turn))
+                batch = emitter.flush()
+                if batch:
+                    out.append(TextOut(batch, turn))
+                out.append(CallStreaming(event.name, event.id, event.slot, turn))
             elif isinstance(event, StreamFinished):
                 self.finish_reason = event.finish_reason
                 self.usage = event.usage
