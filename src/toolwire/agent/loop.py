@@ -110,8 +110,9 @@ class Agent:
     pass it are declined, and the run stops after that turn), ``max_input_tokens``,
     ``max_output_tokens``, ``max_total_tokens`` (the model's reported usage summed over
     the run; once one is reached the calls of that turn are declined and the run
-    stops). ``invalid_retries``: invalid or truncated calls a tool may get in one run
-    before the run stops.
+    stops). ``invalid_retries``: invalid or truncated calls in a row a tool may get
+    before the run stops (one more ends it); a valid call of the tool starts its count
+    again, so a long run is not ended by mistakes spread over it.
 
     ``last_result`` is the ``RunResult`` of the run started last, kept up to date as it
     goes: after a cancelled run (its ``stream`` task cancelled, or the generator closed
@@ -213,7 +214,7 @@ class Agent:
         run_span = AgentSpan(model=self._model(), task_id=task)
         taken = used_ids(messages)
         first = sum(1 for m in messages if m.get("role") == "assistant")
-        invalid: dict[str, int] = {}
+        invalid: dict[str, int] = {}  # each tool's invalid calls since its last valid one
         ran = 0  # calls handed to the engine in this run
         turn: _Turn | None = None
         try:
@@ -280,14 +281,15 @@ class Agent:
                 )
                 outcomes = turn.commit(messages, result)
                 turn = None
-                spent = False
                 for outcome in outcomes:
                     call = outcome.call
+                    key = outcome.result.name or call.name
                     if call.status in ("truncated", "invalid") or outcome.status == "invalid_args":
-                        key = outcome.result.name or call.name
                         invalid[key] = invalid.get(key, 0) + 1
-                        spent = spent or invalid[key] > self.invalid_retries
+                    elif invalid:  # a valid call of the tool ends its run of failures
+                        invalid.pop(key, None)
                     yield ToolReplied(outcome)
+                spent = any(n > self.invalid_retries for n in invalid.values())
                 if answer.error is not None:
                     result.stop, result.error = "upstream_error", answer.error
                     break
@@ -436,10 +438,13 @@ class Agent:
             yield TextOut(rest, turn)
 
 
-def _due(*emitters: TextEmitter) -> float | None:
-    """How long the reader may wait before held text is due; None when none is held."""
-    waits = [wait for e in emitters if (wait := e.due()) is not None]
-    return min(waits) if waits else None
+def _due(emitter: TextEmitter, thinking: TextEmitter) -> float | None:
+    """How long the reader may wait before held text is due; None when none is held
+    (asked before every read: two calls, no list)."""
+    text, thought = emitter.due(), thinking.due()
+    if text is None:
+        return thought
+    return text if thought is None else min(text, thought)
 
 
 class _Answer:
