@@ -16,15 +16,14 @@ from toolwire.agent import Agent
 from toolwire.client import ModelClient, RetryPolicy
 from toolwire.engine import ToolEngine
 from toolwire.replay import (
-    DONE,
     Dialogue,
     ReplayServer,
     Script,
     anthropic_answer,
+    call_stream,
     chat_chunk,
     gemini_answer,
     text_stream,
-    usage_chunk,
 )
 from toolwire.replay.wires import anthropic_events
 
@@ -49,24 +48,9 @@ def history_again(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # -- DeepSeek: reasoning_content --------------------------------------------------------
 
 REASONING_CALL = [
-    chat_chunk({"role": "assistant", "content": None, "reasoning_content": ""}),
     chat_chunk({"reasoning_content": "Two numbers; "}),
     chat_chunk({"reasoning_content": "call add."}),
-    chat_chunk(
-        {
-            "tool_calls": [
-                {
-                    "index": 0,
-                    "id": "call_ds",
-                    "type": "function",
-                    "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'},
-                }
-            ]
-        }
-    ),
-    chat_chunk({}, "tool_calls"),
-    usage_chunk(30, 12),
-    DONE,
+    *call_stream("add", ['{"a": 2, "b": 3}'], "tool_calls", "call_ds"),
 ]
 
 
