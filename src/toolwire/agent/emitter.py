@@ -26,7 +26,7 @@ class TextEmitter:
         self.interval = interval
         self._clock = clock
         self._parts: list[str] = []
-        self._length = 0
+        self.held = 0  # characters held (read by the reader before each read)
         self._last = clock()
 
     def feed(self, text: str) -> str | None:
@@ -34,8 +34,8 @@ class TextEmitter:
         if not text:
             return None
         self._parts.append(text)
-        self._length += len(text)
-        if self._length >= self.size or self._clock() - self._last >= self.interval:
+        self.held += len(text)
+        if self.held >= self.size or self._clock() - self._last >= self.interval:
             return self.flush()
         return None
 
@@ -52,5 +52,5 @@ class TextEmitter:
             return None
         out = "".join(self._parts)
         self._parts = []
-        self._length = 0
+        self.held = 0  # characters held (read by the reader before each read)
         return out

@@ -401,20 +401,24 @@ class Agent:
             reading: asyncio.Future[bytes | None] | None = None
             try:
                 while True:
-                    wait = _due(emitter, thinking)
-                    if wait is None and reading is None:  # nothing held: just read
-                        chunk = await anext(chunks, None)
+                    if reading is None and not (emitter.held or thinking.held):
+                        try:  # nothing held: just read
+                            chunk = await chunks.__anext__()
+                        except StopAsyncIteration:
+                            break
                     else:  # text is held: wait for the next piece no longer than it may
                         if reading is None:
                             reading = asyncio.ensure_future(anext(chunks, None))
+                        wait = _due(emitter, thinking)
                         done, _ = await asyncio.wait((reading,), timeout=wait)
                         if not done:
                             for event in answer.due(emitter, thinking, turn):
                                 yield event
                             continue
-                        chunk, reading = reading.result(), None
-                    if chunk is None:
-                        break
+                        read, reading = reading.result(), None
+                        if read is None:
+                            break
+                        chunk = read
                     events = declared_names(parser.feed(chunk), names)
                     for event in answer.take(events, emitter, thinking, turn):
                         yield event
@@ -439,8 +443,7 @@ class Agent:
 
 
 def _due(emitter: TextEmitter, thinking: TextEmitter) -> float | None:
-    """How long the reader may wait before held text is due; None when none is held
-    (asked before every read: two calls, no list)."""
+    """How long the reader may wait before held text is due; None when none is held."""
     text, thought = emitter.due(), thinking.due()
     if text is None:
         return thought
@@ -523,12 +526,10 @@ class _Answer:
                 self.calls.append(event.call)
                 out.append(CallParsed(event.call, turn))
             elif isinstance(event, CallStarted):  # what the model said first goes out first
-                batch = thinking.flush()
-                if batch:
-                    out.append(ReasoningOut(batch, turn))
-                batch = emitter.flush()
-                if batch:
-                    out.append(TextOut(batch, turn))
+                if thinking.held:
+                    out.append(ReasoningOut(thinking.flush() or "", turn))
+                if emitter.held:
+                    out.append(TextOut(emitter.flush() or "", turn))
                 out.append(CallStreaming(event.name, event.id, event.slot, turn))
             elif isinstance(event, StreamFinished):
                 self.finish_reason = event.finish_reason
