@@ -98,6 +98,19 @@ class ReasoningDelta:
 
 
 @dataclass(slots=True)
+class ReasoningSignature:
+    """Something the server wants back verbatim with its reasoning on the next turn,
+    opaque: ``redacted``, an Anthropic ``redacted_thinking`` block's data;
+    ``thought_signature``, a Gemini part's ``thoughtSignature``, with ``call_id`` the
+    call of that part (None: a text part). (An Anthropic thinking block's signature
+    comes as ``ReasoningDelta.signature``.)"""
+
+    kind: Literal["redacted", "thought_signature"]
+    value: str
+    call_id: str | None = None
+
+
+@dataclass(slots=True)
 class CallStarted:
     """A new call slot: its id and name as sent (the name is normalized at finish)."""
 
@@ -144,6 +157,7 @@ class StreamError:
 Event = (
     TextDelta
     | ReasoningDelta
+    | ReasoningSignature
     | CallStarted
     | ArgumentsDelta
     | CallFinished

@@ -5,10 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from toolwire.cli import app
-from toolwire.replay import Dialogue, ReplayServer, Script, call_stream, text_stream
+from toolwire.replay import (
+    Dialogue,
+    ReplayServer,
+    Script,
+    anthropic_answer,
+    call_stream,
+    gemini_answer,
+    ollama_answer,
+    responses_answer,
+    text_stream,
+)
 
 runner = CliRunner()
 TOOLS = ["--tools", "tests.agent.chat_tools:add", "--audit", "none"]
@@ -87,3 +98,48 @@ def test_chat_an_mcp_server_that_cannot_start_is_one_line(tmp_path: Path) -> Non
     assert result.exit_code == 2, result.output
     assert result.stderr.count("\n") == 1 and "gone" in result.stderr
     assert "Traceback" not in result.output
+
+
+KEY_HEADERS = {  # where each format's server takes the key
+    "openai-chat": ("authorization", "Bearer {}"),
+    "openai-responses": ("authorization", "Bearer {}"),
+    "anthropic": ("x-api-key", "{}"),
+    "gemini": ("x-goog-api-key", "{}"),
+}
+ANSWERS = {
+    "openai-chat": lambda: Script(text_stream(["hi"])),
+    "openai-responses": lambda: responses_answer("hi"),
+    "anthropic": lambda: anthropic_answer("hi"),
+    "gemini": lambda: gemini_answer("hi"),
+    "ollama": lambda: ollama_answer("hi"),
+}
+BASES = {"gemini": "/v1beta", "ollama": ""}
+
+
+@pytest.mark.parametrize("key_env", [None, "MY_KEY"], ids=["default", "--api-key-env"])
+@pytest.mark.parametrize("wire", list(ANSWERS))
+def test_chat_sends_the_key_from_the_formats_variable_or_the_one_named(
+    wire: str, key_env: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default the key comes from OPENAI_API_KEY / ANTHROPIC_API_KEY / GEMINI_API_KEY
+    by format (Ollama takes none); ``--api-key-env`` names another variable."""
+    keys = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a", "GEMINI_API_KEY": "g-k"}
+    for name, value in {**keys, "MY_KEY": "mine"}.items():
+        monkeypatch.setenv(name, value)
+    with ReplayServer({"m": ANSWERS[wire]()}, default="m") as up:
+        base = f"http://127.0.0.1:{up.port}{BASES.get(wire, '/v1')}"
+        args = ["chat", "--base-url", base, "--model", "m", "--prompt", "hi", "--format", wire]
+        if key_env is not None:
+            args += ["--api-key-env", key_env]
+        result = runner.invoke(app, [*args, "--audit", "none"])
+        headers = up.requests[-1].headers
+    assert (result.exit_code, result.stdout) == (0, "hi\n"), result.output
+    sent = {h: headers.get(h) for h in ("authorization", "x-api-key", "x-goog-api-key")}
+    if wire == "ollama" and key_env is None:
+        assert set(sent.values()) == {None}
+        return
+    header, shape = KEY_HEADERS.get(wire, ("authorization", "Bearer {}"))
+    defaults = {"openai": "sk-o", "anthropic": "sk-a", "gemini": "g-k"}
+    key = "mine" if key_env else defaults[wire.split("-")[0]]
+    assert sent[header] == shape.format(key)
+    assert [h for h, v in sent.items() if v is not None] == [header]

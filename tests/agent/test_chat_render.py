@@ -58,7 +58,8 @@ async def test_text_dimmed_reasoning_and_a_panel_with_the_repair() -> None:
         async for event in agent_for(up, [add], MemorySink()).stream("2+3?"):
             view.show(event)
     text = console.export_text(clear=False)
-    assert text.startswith("I should add them.\n╭─ add ")
+    # a line as the call starts streaming, its panel once it has run
+    assert text.startswith("I should add them.\ncalling add…\n╭─ add ")
     panel = text[text.index("╭") : text.rindex("╯")]
     assert '{"a":2,"b":3}' in panel
     assert re.search(r"status +ok \(wire: repaired\)", panel)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from toolwire.agent import TextEmitter
 
 
@@ -38,3 +40,16 @@ def test_the_final_flush_gives_what_is_left() -> None:
     emitter.feed("tail")
     assert emitter.flush() == "tail"
     assert emitter.flush() is None
+
+
+def test_due_says_how_long_held_text_may_wait() -> None:
+    clock = Clock()
+    emitter = TextEmitter(size=1000, interval=0.05, clock=clock)
+    assert emitter.due() is None  # nothing held
+    clock.now = 0.01
+    emitter.feed("a")
+    assert emitter.due() == pytest.approx(0.04)
+    clock.now = 0.07
+    assert emitter.due() == 0.0
+    assert emitter.flush() == "a"
+    assert emitter.due() is None

@@ -164,6 +164,17 @@ async def test_g10_the_invalid_retry_budget_ends_the_run(sink: MemorySink) -> No
     assert result.messages[-1]["role"] == "tool"  # the last call still got its reply
 
 
+async def test_g10_a_valid_call_starts_the_tools_invalid_count_again(sink: MemorySink) -> None:
+    """Six invalid calls to one tool over a long run, never more than two in a row: a
+    budget of two in a row does not end it (the budget is not for the whole run)."""
+    bad = call_stream("add", ['{"a": "two", "b": 3}'], "tool_calls")
+    good = call_stream("add", ['{"a": 1, "b": 1}'], "tool_calls")
+    with serve(bad, bad, good, bad, bad, good, bad, bad, text_stream(["done"])) as up:
+        result = await make_agent(up, sink, invalid_retries=2).run("add")
+    assert [c.status for c in result.calls].count("invalid_args") == 6
+    assert (result.stop, result.turns, result.text) == ("done", 9, "done")
+
+
 async def test_the_turn_limit_ends_the_run_with_every_call_answered(sink: MemorySink) -> None:
     good = call_stream("add", ['{"a": 1, "b": 1}'], "tool_calls")
     with serve(good) as up:
@@ -207,6 +218,7 @@ async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: Mem
         events = [event async for event in agent.stream("go")]
     kinds = [type(e).__name__ for e in events]
     assert kinds == [
+        "CallStreaming",
         "CallParsed",
         "TurnFinished",
         "ToolStarted",
@@ -219,11 +231,11 @@ async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: Mem
     texts = [e for e in events if isinstance(e, TextOut)]
     assert [len(e.text) for e in texts] == [180, 120]  # by size, then the final flush
     assert "".join(e.text for e in texts) == "x" * 300
-    parsed = events[0]
+    parsed = events[1]
     assert isinstance(parsed, CallParsed) and parsed.call.status == "complete"
-    replied = events[3]
+    replied = events[4]
     assert isinstance(replied, ToolReplied) and replied.outcome.reply == "3"
-    turn = events[1]
+    turn = events[2]
     assert isinstance(turn, TurnFinished) and turn.finish_reason == "tool_calls"
     end = events[-1]
     assert isinstance(end, RunFinished) and end.result.stop == "done"

@@ -23,6 +23,7 @@ from toolwire.events import (
     CallStarted,
     Event,
     ReasoningDelta,
+    ReasoningSignature,
     StreamError,
     StreamFinished,
     TextDelta,
@@ -57,6 +58,9 @@ def check_events(events: list[Event]) -> None:
             assert call.arguments is None or isinstance(call.arguments, dict), call
         elif isinstance(event, StreamError):
             assert isinstance(event.message, str) and isinstance(event.raw, str), event
+        elif isinstance(event, ReasoningSignature):
+            assert isinstance(event.value, str) and event.value, event
+            assert _str_or_none(event.call_id), event
         else:
             assert isinstance(event, StreamFinished), event
     finished = [e for e in events if isinstance(e, StreamFinished)]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolwire.providers.requests import anthropic_to_openai
+from toolwire.providers.native_requests import openai_to_gemini, openai_to_ollama
+from toolwire.providers.requests import anthropic_to_openai, openai_to_anthropic
 from toolwire.providers.responses_request import responses_to_openai
 
 CALL: dict[str, Any] = {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}
@@ -79,3 +80,54 @@ def test_responses_reasoning_items_join_the_calls_that_follow() -> None:
     lossy = " | ".join(out.lossy)
     assert "encrypted reasoning was dropped" in lossy
     assert "reasoning of assistant turns without tool calls was dropped" in lossy
+
+
+def chat_call_turn(**fields: Any) -> dict[str, Any]:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    return {
+        "messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": "Calling.", "tool_calls": [call], **fields},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ]
+    }
+
+
+def test_chat_thinking_blocks_go_to_anthropic_verbatim_and_first() -> None:
+    blocks = [
+        {"type": "thinking", "thinking": "Need f.", "signature": "sig"},
+        {"type": "redacted_thinking", "data": "opaque"},
+    ]
+    out = openai_to_anthropic(chat_call_turn(thinking_blocks=blocks, reasoning_content="x"))
+    turn = assistant_turns(out.request["messages"])[0]["content"]
+    assert turn[:2] == blocks
+    assert [b["type"] for b in turn[2:]] == ["text", "tool_use"]
+    assert not any("reasoning" in note for note in out.lossy)
+    bare = openai_to_anthropic(chat_call_turn(reasoning_content="x"))
+    assert [b["type"] for b in assistant_turns(bare.request["messages"])[0]["content"]] == [
+        "text",
+        "tool_use",
+    ]
+    assert any("reasoning in the history was dropped" in note for note in bare.lossy)
+
+
+def test_a_chat_requests_thinking_object_goes_to_anthropic_as_given() -> None:
+    thinking = {"type": "enabled", "budget_tokens": 3000}
+    out = openai_to_anthropic(
+        {**chat_call_turn(), "thinking": thinking, "max_tokens": 1000, "temperature": 0.2}
+    )
+    assert out.request["thinking"] == thinking
+    assert out.request["max_tokens"] > 3000 and "temperature" not in out.request
+    assert not any("thinking was dropped" in note for note in out.lossy)
+
+
+def test_gemini_gets_a_calls_thought_signature_and_ollama_the_reasoning() -> None:
+    body = chat_call_turn(reasoning_content="Need f.")
+    body["messages"][1]["tool_calls"][0]["extra_content"] = {
+        "google": {"thought_signature": "sigG"}
+    }
+    gemini = openai_to_gemini(body).request
+    [part] = [p for c in gemini["contents"] for p in c["parts"] if "functionCall" in p]
+    assert part["thoughtSignature"] == "sigG"
+    ollama = openai_to_ollama(body).request
+    assert assistant_turns(ollama["messages"])[0]["thinking"] == "Need f."

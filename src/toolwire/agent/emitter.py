@@ -1,8 +1,11 @@
 """``TextEmitter``: batches the model's text for a user, instead of one event per token.
 
 A batch goes out once it holds ``size`` characters or ``interval`` seconds have passed
-since the last one went out (checked as text arrives; there is no timer), and whatever
-is left goes out at ``flush``.
+since the last one went out, and whatever is left goes out at ``flush``. The emitter
+keeps no timer: ``feed`` checks the time as text arrives, and the reader waits no
+longer than ``due()`` for the next piece before it calls ``flush`` itself (``Agent``
+does, and flushes when a call starts streaming), so held text never waits for the
+next piece of a slow stream.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ class TextEmitter:
         self.interval = interval
         self._clock = clock
         self._parts: list[str] = []
-        self._length = 0
+        self.held = 0  # characters held (read by the reader before each read)
         self._last = clock()
 
     def feed(self, text: str) -> str | None:
@@ -31,10 +34,16 @@ class TextEmitter:
         if not text:
             return None
         self._parts.append(text)
-        self._length += len(text)
-        if self._length >= self.size or self._clock() - self._last >= self.interval:
+        self.held += len(text)
+        if self.held >= self.size or self._clock() - self._last >= self.interval:
             return self.flush()
         return None
+
+    def due(self) -> float | None:
+        """Seconds until the text held is due to go out (0: now); None when none is."""
+        if not self._parts:
+            return None
+        return max(0.0, self._last + self.interval - self._clock())
 
     def flush(self) -> str | None:
         """Everything held, or None when nothing is."""
@@ -43,5 +52,5 @@ class TextEmitter:
             return None
         out = "".join(self._parts)
         self._parts = []
-        self._length = 0
+        self.held = 0  # characters held (read by the reader before each read)
         return out

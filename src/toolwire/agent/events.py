@@ -59,6 +59,19 @@ class ReasoningOut:
 
 
 @dataclass(frozen=True, slots=True)
+class CallStreaming:
+    """The model started a call: its name as sent is known, its arguments are still
+    streaming (``CallParsed`` follows when they are complete). ``slot``: the parser's
+    number for the call, as in ``CallParsed.call.slot``. Text before it went out
+    first."""
+
+    name: str
+    id: str | None  # as the model sent it (the history may give the call another)
+    slot: int
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class CallParsed:
     """A call finished streaming: its status (complete, repaired, truncated, invalid)
     and the repairs made on the wire."""
@@ -118,5 +131,12 @@ class RunFinished:
 
 
 AgentEvent = (
-    TextOut | ReasoningOut | CallParsed | ToolStarted | ToolReplied | TurnFinished | RunFinished
+    TextOut
+    | ReasoningOut
+    | CallStreaming
+    | CallParsed
+    | ToolStarted
+    | ToolReplied
+    | TurnFinished
+    | RunFinished
 )

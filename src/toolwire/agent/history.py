@@ -4,9 +4,14 @@ Why Chat shape and not each server's own wire format: the upstream client
 (``ModelClient.prepare``) already puts a Chat request into every wire format it speaks,
 for the gateway as for the loop, so one history serves all five formats, can be
 resumed against another server, and holds only JSON (``json.dumps`` / ``json.loads``
-round-trip it). What Chat shape cannot carry is lost from the history: an Anthropic
-thinking block's signature, a Responses reasoning item, Gemini thought signatures.
-The raw text of every call stays in the audit, not here.
+round-trip it). The reasoning of a turn with calls is kept in the fields Chat-shaped
+APIs use for it, which the translators put back in each wire's own shape:
+``reasoning_content`` (its text, as DeepSeek and Qwen take it back; Ollama gets it as
+``thinking``), ``thinking_blocks`` (Anthropic's thinking and redacted_thinking blocks
+whole, signatures included, as LiteLLM keeps them) and, on a call,
+``extra_content.google.thought_signature`` (Gemini's, as its OpenAI-compatible API
+puts it). A Responses reasoning item is not kept. The raw text of every call stays in
+the audit, not here.
 
 Every call in a history has exactly one reply (a ``tool`` message with its id) before
 the next assistant message: ``check_history`` says where a given history breaks that.
@@ -20,6 +25,7 @@ from typing import Any
 
 from toolwire.events import ToolCall
 from toolwire.jsontext import dumps
+from toolwire.providers.requests import Notes, pass_back_reasoning
 
 
 def start_messages(
@@ -98,28 +104,41 @@ def unique_ids(calls: list[ToolCall], turn: int, taken: set[str]) -> list[ToolCa
 
 
 def assistant_message(
-    text: str, calls: Sequence[ToolCall], names: Sequence[str] | None = None
+    text: str,
+    calls: Sequence[ToolCall],
+    names: Sequence[str] | None = None,
+    *,
+    reasoning: str = "",
+    thinking_blocks: Sequence[dict[str, Any]] = (),
+    signatures: Sequence[str | None] | None = None,
 ) -> dict[str, Any]:
     """The model's turn as the next request carries it: each call under ``names`` (the
     engine's resolved names, else the parser's) with its arguments as the repaired
-    JSON (a call with none fit to send, truncated or unreadable, as ``{}``)."""
+    JSON (a call with none fit to send, truncated or unreadable, as ``{}``). A turn
+    with calls keeps its reasoning (see the module's text): ``reasoning`` (text not in
+    a signed block), ``thinking_blocks`` and each call's Gemini ``signatures``; the
+    reasoning of a turn without calls is dropped, as the gateway drops it."""
     if not calls:
         return {"role": "assistant", "content": text}
-    return {
-        "role": "assistant",
-        "content": text or None,
-        "tool_calls": [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {
-                    "name": names[n] if names else call.name,
-                    "arguments": dumps(call.arguments if call.arguments is not None else {}),
-                },
-            }
-            for n, call in enumerate(calls)
-        ],
-    }
+    tool_calls: list[dict[str, Any]] = []
+    for n, call in enumerate(calls):
+        entry: dict[str, Any] = {
+            "id": call.id,
+            "type": "function",
+            "function": {
+                "name": names[n] if names else call.name,
+                "arguments": dumps(call.arguments if call.arguments is not None else {}),
+            },
+        }
+        if signatures and signatures[n] is not None:
+            entry["extra_content"] = {"google": {"thought_signature": signatures[n]}}
+        tool_calls.append(entry)
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    message["tool_calls"] = tool_calls
+    if thinking_blocks:
+        message["thinking_blocks"] = list(thinking_blocks)
+    pass_back_reasoning(message, reasoning, Notes())  # the gateway's rule (DeepSeek's)
+    return message
 
 
 def tool_message(call_id: str | None, reply: str) -> dict[str, Any]:

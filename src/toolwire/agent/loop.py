@@ -18,6 +18,7 @@ is one engine task.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any
@@ -29,6 +30,7 @@ from toolwire.agent.events import (
     AgentEvent,
     CallOutcome,
     CallParsed,
+    CallStreaming,
     ReasoningOut,
     RunFinished,
     RunResult,
@@ -53,8 +55,10 @@ from toolwire.engine.engine import Approver
 from toolwire.engine.results import ToolResult
 from toolwire.events import (
     CallFinished,
+    CallStarted,
     FinishReason,
     ReasoningDelta,
+    ReasoningSignature,
     StreamError,
     StreamFinished,
     TextDelta,
@@ -106,8 +110,9 @@ class Agent:
     pass it are declined, and the run stops after that turn), ``max_input_tokens``,
     ``max_output_tokens``, ``max_total_tokens`` (the model's reported usage summed over
     the run; once one is reached the calls of that turn are declined and the run
-    stops). ``invalid_retries``: invalid or truncated calls a tool may get in one run
-    before the run stops.
+    stops). ``invalid_retries``: invalid or truncated calls in a row a tool may get
+    before the run stops (one more ends it); a valid call of the tool starts its count
+    again, so a long run is not ended by mistakes spread over it.
 
     ``last_result`` is the ``RunResult`` of the run started last, kept up to date as it
     goes: after a cancelled run (its ``stream`` task cancelled, or the generator closed
@@ -209,7 +214,7 @@ class Agent:
         run_span = AgentSpan(model=self._model(), task_id=task)
         taken = used_ids(messages)
         first = sum(1 for m in messages if m.get("role") == "assistant")
-        invalid: dict[str, int] = {}
+        invalid: dict[str, int] = {}  # each tool's invalid calls since its last valid one
         ran = 0  # calls handed to the engine in this run
         turn: _Turn | None = None
         try:
@@ -276,14 +281,15 @@ class Agent:
                 )
                 outcomes = turn.commit(messages, result)
                 turn = None
-                spent = False
                 for outcome in outcomes:
                     call = outcome.call
+                    key = outcome.result.name or call.name
                     if call.status in ("truncated", "invalid") or outcome.status == "invalid_args":
-                        key = outcome.result.name or call.name
                         invalid[key] = invalid.get(key, 0) + 1
-                        spent = spent or invalid[key] > self.invalid_retries
+                    elif invalid:  # a valid call of the tool ends its run of failures
+                        invalid.pop(key, None)
                     yield ToolReplied(outcome)
+                spent = any(n > self.invalid_retries for n in invalid.values())
                 if answer.error is not None:
                     result.stop, result.error = "upstream_error", answer.error
                     break
@@ -390,13 +396,39 @@ class Agent:
         thinking = TextEmitter(self.text_size, self.text_interval)
         try:
             response = await self.client.open(prepared)
+            chunks = response.iter_bytes().__aiter__()
+            # a read that outlived a wait: the next wait is for it (None at the end)
+            reading: asyncio.Future[bytes | None] | None = None
             try:
-                async for chunk in response.iter_bytes():
+                while True:
+                    if reading is None and not (emitter.held or thinking.held):
+                        try:  # nothing held: just read
+                            chunk = await chunks.__anext__()
+                        except StopAsyncIteration:
+                            break
+                    else:  # text is held: wait for the next piece no longer than it may
+                        if reading is None:
+                            reading = asyncio.ensure_future(anext(chunks, None))
+                        wait = _due(emitter, thinking)
+                        done, _ = await asyncio.wait((reading,), timeout=wait)
+                        if not done:
+                            for event in answer.due(emitter, thinking, turn):
+                                yield event
+                            continue
+                        read, reading = reading.result(), None
+                        if read is None:
+                            break
+                        chunk = read
                     events = declared_names(parser.feed(chunk), names)
                     for event in answer.take(events, emitter, thinking, turn):
                         yield event
             finally:
                 with anyio.CancelScope(shield=True):  # closed even when cancelled
+                    if reading is not None:
+                        reading.cancel()
+                        await asyncio.wait((reading,))
+                        if not reading.cancelled():
+                            reading.exception()  # retrieved: the run is over
                     await response.aclose()
         except UpstreamError as exc:
             answer.error = exc.message
@@ -410,12 +442,24 @@ class Agent:
             yield TextOut(rest, turn)
 
 
+def _due(emitter: TextEmitter, thinking: TextEmitter) -> float | None:
+    """How long the reader may wait before held text is due; None when none is held."""
+    text, thought = emitter.due(), thinking.due()
+    if text is None:
+        return thought
+    return text if thought is None else min(text, thought)
+
+
 class _Answer:
-    """One turn's answer as the parser reads it."""
+    """One turn's answer as the parser reads it, with what of its reasoning must go
+    back to the server (see ``toolwire.agent.history``)."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.calls: list[ToolCall] = []
+        self.reasoning: list[str] = []  # reasoning text not (yet) in a signed block
+        self.thinking_blocks: list[dict[str, Any]] = []  # Anthropic's, whole
+        self.signatures: dict[str, str] = {}  # Gemini's, by the parser's call id
         self.finish_reason: FinishReason | None = None
         self.usage: Usage | None = None
         self.error: str | None = None
@@ -424,15 +468,59 @@ class _Answer:
     def text(self) -> str:
         return "".join(self.parts)
 
+    def message(self, calls: list[ToolCall], names: list[str]) -> dict[str, Any]:
+        """The turn's assistant message, its calls under their ids in the history
+        (``calls``, in the order of ``self.calls``)."""
+        signatures = None
+        if self.signatures:
+            signatures = [self.signatures.get(c.id or "") for c in self.calls]
+        return assistant_message(
+            self.text,
+            calls,
+            names,
+            reasoning="".join(self.reasoning),
+            thinking_blocks=self.thinking_blocks,
+            signatures=signatures,
+        )
+
+    def _close_thinking_block(self, signature: str) -> None:
+        """An Anthropic signature closes the thinking block read so far."""
+        thought = "".join(self.reasoning)
+        self.reasoning.clear()
+        block = {"type": "thinking", "thinking": thought, "signature": signature}
+        self.thinking_blocks.append(block)
+
+    def _sign(self, event: ReasoningSignature) -> None:
+        if event.kind == "redacted":
+            self.thinking_blocks.append({"type": "redacted_thinking", "data": event.value})
+        elif event.call_id is not None:  # a Gemini signature on a text part is not kept
+            self.signatures[event.call_id] = event.value
+
+    def due(self, emitter: TextEmitter, thinking: TextEmitter, turn: int) -> list[AgentEvent]:
+        """What the emitters held that is due by now (the reader waited for it)."""
+        out: list[AgentEvent] = []
+        if thinking.due() == 0.0:
+            batch = thinking.flush()
+            if batch:
+                out.append(ReasoningOut(batch, turn))
+        if emitter.due() == 0.0:
+            batch = emitter.flush()
+            if batch:
+                out.append(TextOut(batch, turn))
+        return out
+
     def take(
         self, events: list[Any], emitter: TextEmitter, thinking: TextEmitter, turn: int
     ) -> list[AgentEvent]:
         out: list[AgentEvent] = []
         for event in events:
             if isinstance(event, ReasoningDelta):
+                self.reasoning.append(event.text)
                 batch = thinking.feed(event.text)
                 if batch:
                     out.append(ReasoningOut(batch, turn))
+                if event.signature:
+                    self._close_thinking_block(event.signature)
             elif isinstance(event, TextDelta):
                 self.parts.append(event.text)
                 batch = emitter.feed(event.text)
@@ -441,11 +529,19 @@ class _Answer:
             elif isinstance(event, CallFinished):
                 self.calls.append(event.call)
                 out.append(CallParsed(event.call, turn))
+            elif isinstance(event, CallStarted):  # what the model said first goes out first
+                if thinking.held:
+                    out.append(ReasoningOut(thinking.flush() or "", turn))
+                if emitter.held:
+                    out.append(TextOut(emitter.flush() or "", turn))
+                out.append(CallStreaming(event.name, event.id, event.slot, turn))
             elif isinstance(event, StreamFinished):
                 self.finish_reason = event.finish_reason
                 self.usage = event.usage
             elif isinstance(event, StreamError) and self.error is None:
                 self.error = event.message
+            elif isinstance(event, ReasoningSignature):
+                self._sign(event)
         return out
 
 
@@ -466,7 +562,7 @@ class _Turn:
             return []
         results = [self.done[i] for i in range(len(calls))]
         names = [r.name or c.name for c, r in zip(calls, results, strict=True)]
-        messages.append(assistant_message(self.answer.text, calls, names))
+        messages.append(self.answer.message(calls, names))
         outcomes = []
         for call, tool_result in zip(calls, results, strict=True):
             reply = _reply(call, tool_result)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -33,6 +33,7 @@ from toolwire.events import (
     Event,
     FinishReason,
     ReasoningDelta,
+    ReasoningSignature,
     StreamError,
     StreamFinished,
     TextDelta,
@@ -219,6 +220,15 @@ class CallAssembler:
     def reasoning_signature(self, signature: str) -> None:
         if signature:
             self.events.append(ReasoningDelta("", signature))
+
+    def signature(
+        self,
+        kind: Literal["redacted", "thought_signature"],
+        value: str,
+        call_id: str | None = None,
+    ) -> None:
+        if value:
+            self.events.append(ReasoningSignature(kind, value, call_id))
 
     def error(self, message: str, raw: str = "") -> None:
         if self.invalid_utf8 is not None:

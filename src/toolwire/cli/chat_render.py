@@ -23,6 +23,7 @@ from rich.text import Text
 
 from toolwire.agent import (
     AgentEvent,
+    CallStreaming,
     ReasoningOut,
     RunFinished,
     RunResult,
@@ -114,6 +115,9 @@ class ChatView:
             self._write(event.text, reasoning=False)
         elif isinstance(event, ReasoningOut):
             self._write(event.text, reasoning=True)
+        elif isinstance(event, CallStreaming):  # its panel comes once it is complete
+            self._end_line()
+            self.console.print(Text(f"calling {event.name}…", style="dim"), soft_wrap=True)
         elif isinstance(event, ToolStarted):
             view = self._view(event.call)
             view.status, view.started = "running", time.monotonic()

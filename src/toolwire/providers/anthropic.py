@@ -149,6 +149,9 @@ class AnthropicDecoder(SSEWireDecoder):
             signature = block.get("signature")  # a whole message's block has it here
             if type(signature) is str:
                 self.sink.reasoning_signature(signature)
+        elif btype == "redacted_thinking":
+            data = self.string_field(block, "data", "content_block", raw)
+            self.sink.signature("redacted", data)
 
     def _content_block_stop(self, event: dict[str, Any], raw: Raw) -> None:
         index = _index(event)

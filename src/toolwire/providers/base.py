@@ -465,10 +465,12 @@ class JsonStreamDecoder(WireDecoder):
     @abstractmethod
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None: ...
 
-    def whole_call(self, call_id: Any, name: Any, args: Any, seed: str) -> None:
+    def whole_call(self, sent_id: Any, name: Any, args: Any, seed: str) -> str:
         """One call sent whole, its arguments as a value (None: no arguments). A call
-        without an id gets a stable one from ``seed`` and its position in the stream."""
-        if not isinstance(call_id, str) or not call_id:
+        without an id gets a stable one from ``seed`` and its position in the stream;
+        the id is returned."""
+        call_id = sent_id if isinstance(sent_id, str) and sent_id else None
+        if call_id is None:
             call_id = stable_call_id(seed, self._calls)
         self._calls += 1
         if args is None:
@@ -480,3 +482,4 @@ class JsonStreamDecoder(WireDecoder):
             args if isinstance(args, dict | list | str) else dumps(args),
         )
         self.sink.close_call(id=call_id)
+        return call_id

@@ -144,13 +144,17 @@ class GeminiDecoder(JsonStreamDecoder):
             else:
                 self.text(text)
         call = part.get("functionCall")
+        call_id = None
         if isinstance(call, dict):
-            self.on_function_call(call, raw)
+            call_id = self.on_function_call(call, raw)
         elif call is not None:
             path = f"candidates[0].content.parts[{i}].functionCall"
             self.wrong_type(path, call, "an object", raw)
+        signature = part.get("thoughtSignature")
+        if isinstance(signature, str):  # Gemini 3 refuses a call sent back without it
+            self.sink.signature("thought_signature", signature, call_id)
 
-    def on_function_call(self, call: dict[str, Any], raw: str) -> None:
+    def on_function_call(self, call: dict[str, Any], raw: str) -> str | None:
         sink = self.sink
         if "partialArgs" in call or call.get("willContinue"):
             # Vertex's streamed arguments (jsonPath fragments) are not read yet: say so
@@ -158,7 +162,7 @@ class GeminiDecoder(JsonStreamDecoder):
             sink.error(
                 "Gemini streamed function-call arguments (partialArgs) are not supported", raw
             )
-            return
-        self.whole_call(
+            return None
+        return self.whole_call(
             call.get("id"), call.get("name"), call.get("args"), self._response_id or "gemini"
         )

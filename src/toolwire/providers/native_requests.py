@@ -50,6 +50,7 @@ class _Call:
     name: str
     arguments: dict[str, Any]  # the object (repaired when it had to be)
     text: str  # the arguments as sent
+    thought_signature: str | None = None  # Gemini's, kept as its Chat API keeps it
 
 
 @dataclass(slots=True)
@@ -62,6 +63,7 @@ class _Turn:
     calls: list[_Call] = field(default_factory=list)
     call_id: str | None = None  # a tool result's call
     name: str = ""  # a tool result's function
+    reasoning: str = ""  # an assistant turn's reasoning_content
 
 
 @dataclass(slots=True)
@@ -97,8 +99,13 @@ def _read(body: Mapping[str, Any], notes: Notes) -> _Chat:
             name = read_str(fn.get("name"), f"{where}.function.name")
             raw = fn.get("arguments")
             text = raw if isinstance(raw, str) else dumps(raw if raw is not None else {})
-            turn.calls.append(_Call(call_id, name, _arguments_object(raw, call_id, notes), text))
+            arguments = _arguments_object(raw, call_id, notes)
+            signature = _thought_signature(call.get("extra_content"))
+            turn.calls.append(_Call(call_id, name, arguments, text, signature))
             names_by_id[call_id] = name
+        reasoning = message.get("reasoning_content")
+        if turn.role == "assistant" and isinstance(reasoning, str):
+            turn.reasoning = reasoning
         if turn.role == "tool":
             turn.call_id = read_str(message.get("tool_call_id"), f"{path}.tool_call_id")
             turn.name = names_by_id.get(turn.call_id, str(message.get("name") or ""))
@@ -110,6 +117,14 @@ def _read(body: Mapping[str, Any], notes: Notes) -> _Chat:
             continue
         tools.append(spec_from_definition(read_mapping(tool.get("function"), f"{path}.function")))
     return _Chat(system, turns, tools)
+
+
+def _thought_signature(extra: Any) -> str | None:
+    """A tool call's Gemini thought signature where Gemini's OpenAI-compatible API puts
+    it (``extra_content.google.thought_signature``; ``toolwire.agent`` keeps it there)."""
+    google = extra.get("google") if isinstance(extra, Mapping) else None
+    signature = google.get("thought_signature") if isinstance(google, Mapping) else None
+    return signature if isinstance(signature, str) else None
 
 
 def _forced_name(body: Mapping[str, Any]) -> str | None:
@@ -165,6 +180,8 @@ def openai_to_ollama(body: Mapping[str, Any]) -> RequestTranslation:
             message["tool_calls"] = [
                 {"function": {"name": c.name, "arguments": c.arguments}} for c in turn.calls
             ]
+            if turn.reasoning:  # the thinking of a tool-call turn goes back (pass-back rule)
+                message["thinking"] = turn.reasoning
         if turn.role == "tool" and turn.name:
             message["tool_name"] = turn.name
         messages.append(message)
@@ -256,15 +273,16 @@ def openai_to_gemini(body: Mapping[str, Any]) -> RequestTranslation:
             if part is not None:
                 parts.append(part)
         for call in turn.calls:
-            parts.append(
-                {
-                    "functionCall": {
-                        "name": names.wire(call.name),
-                        "args": call.arguments,
-                        "id": call.id,
-                    }
+            call_part: dict[str, Any] = {
+                "functionCall": {
+                    "name": names.wire(call.name),
+                    "args": call.arguments,
+                    "id": call.id,
                 }
-            )
+            }
+            if call.thought_signature is not None:  # Gemini 3 refuses a call without it
+                call_part["thoughtSignature"] = call.thought_signature
+            parts.append(call_part)
         push("model" if turn.role == "assistant" else "user", parts)
     out: dict[str, Any] = {"contents": contents}
     if chat.system:

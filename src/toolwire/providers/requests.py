@@ -12,8 +12,11 @@ one result per id (duplicates dropped and reported), before the user's own conte
 ``stop``; Anthropic ``thinking`` ⇄ ``reasoning_effort`` (approximate, reported).
 Thinking blocks of a tool-call turn in the history go to OpenAI as the assistant
 message's ``reasoning_content`` (DeepSeek requires it back); their signatures cannot
-go anywhere and are dropped (reported). The other way, ``reasoning_content`` has no
-signature Anthropic would accept and is dropped (reported).
+go anywhere and are dropped (reported). The other way, an assistant message's
+``thinking_blocks`` (Anthropic's blocks kept whole in Chat shape, as LiteLLM and
+``toolwire.agent`` keep them) go back verbatim, first in the turn; bare
+``reasoning_content`` has no signature Anthropic would accept and is dropped
+(reported). A Chat request's ``thinking`` object is Anthropic's own and is sent as given.
 
 A field the translators read that holds a value of the wrong type (``"messages": 5``, a
 ``function`` that is an array) raises ``RequestTranslationError``, whose ``path`` names
@@ -412,7 +415,7 @@ _OPENAI_HANDLED = frozenset(
     {
         "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "stop",
         "max_tokens", "max_completion_tokens", "temperature", "top_p", "reasoning_effort",
-        "stream", "stream_options", "user", "metadata",
+        "stream", "stream_options", "user", "metadata", "thinking",
     }
 )  # fmt: skip
 
@@ -501,9 +504,11 @@ def openai_to_anthropic(
             refusal = message.get("refusal")
             if isinstance(refusal, str) and refusal:
                 text += refusal
+            thinking = _thinking_blocks(message.get("thinking_blocks"), f"{path}.thinking_blocks")
+            blocks.extend(thinking)  # first: Anthropic wants a turn's thinking before the rest
             if text:
                 blocks.append({"type": "text", "text": text})
-            if message.get("reasoning_content") or message.get("reasoning"):
+            if not thinking and (message.get("reasoning_content") or message.get("reasoning")):
                 notes.add("assistant reasoning in the history was dropped (no signature)")
             calls = _entries(message.get("tool_calls"), f"{path}.tool_calls")
             legacy = message.get("function_call")
@@ -562,7 +567,13 @@ def openai_to_anthropic(
         out["temperature"] = min(temperature, 1)
     if "top_p" in body:
         out["top_p"] = body["top_p"]
-    _openai_reasoning(body.get("reasoning_effort"), out, notes)
+    requested = body.get("thinking")
+    if isinstance(requested, Mapping):  # Anthropic's own field: sent as it is
+        _thinking_on(dict(requested), out, notes)
+        if body.get("reasoning_effort") is not None:
+            notes.add("reasoning_effort was dropped (thinking was given)")
+    else:
+        _openai_reasoning(body.get("reasoning_effort"), out, notes)
     if body.get("stream"):
         out["stream"] = True  # Anthropic streams always carry usage
     user = body.get("user")
@@ -574,6 +585,16 @@ def openai_to_anthropic(
         if key not in _OPENAI_HANDLED and body[key] is not None:
             notes.add(f"{key} was dropped (no Anthropic equivalent)")
     return RequestTranslation(out, tuple(notes.items), names if names.changed else None)
+
+
+def _thinking_blocks(value: Any, path: str) -> list[dict[str, Any]]:
+    """An assistant message's ``thinking_blocks`` (LiteLLM's name for them in Chat
+    shape; ``toolwire.agent`` keeps them so): Anthropic's thinking and redacted_thinking
+    blocks, which go back verbatim (their signatures are checked)."""
+    if value is None:
+        return []
+    kinds = ("thinking", "redacted_thinking")
+    return [dict(block) for _, block in _entries(value, path) if block.get("type") in kinds]
 
 
 def _stable_id(position: int, index: int) -> str:
@@ -673,9 +694,17 @@ def _openai_reasoning(effort: Any, out: dict[str, Any], notes: Notes) -> None:
         out["thinking"] = {"type": "disabled"}
         return
     budget = _EFFORT_BUDGET.get(effort, _EFFORT_BUDGET["high"])
-    out["thinking"] = {"type": "enabled", "budget_tokens": budget}
     notes.add(f"reasoning_effort={effort!r} is approximated as thinking budget_tokens={budget}")
-    if out["max_tokens"] <= budget:
+    _thinking_on({"type": "enabled", "budget_tokens": budget}, out, notes)
+
+
+def _thinking_on(thinking: dict[str, Any], out: dict[str, Any], notes: Notes) -> None:
+    """``thinking`` into the request, with what Anthropic requires along with it."""
+    out["thinking"] = thinking
+    if thinking.get("type") == "disabled":
+        return
+    budget = thinking.get("budget_tokens")
+    if isinstance(budget, int) and out["max_tokens"] <= budget:
         out["max_tokens"] = budget + out["max_tokens"]
         notes.add("max_tokens was raised above the thinking budget (Anthropic requires it)")
     if "temperature" in out and out["temperature"] != 1:
