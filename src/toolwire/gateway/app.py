@@ -21,7 +21,6 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import anyio
-import anyio.abc
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
