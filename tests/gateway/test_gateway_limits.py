@@ -15,6 +15,7 @@ import httpx
 import openai
 import pytest
 from gateway.serving import KEY, GatewayServer
+from starlette.applications import Starlette
 from typer.testing import CliRunner
 from upstream import ScriptedUpstream
 
@@ -200,7 +201,9 @@ def test_limits_from_the_config_file_and_the_command_line(
     assert loaded.limits == KeyLimits(4, 90, 5000)
     assert (loaded.redis_url, loaded.stream_lease_seconds) == ("redis://127.0.0.1:6379/0", 3.0)
     seen: list[GatewayConfig] = []
-    monkeypatch.setattr("toolwire.gateway.create_app", lambda config: seen.append(config))
+    monkeypatch.setattr(
+        "toolwire.gateway.create_app", lambda config: seen.append(config) or Starlette()
+    )
     monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: None)
     runner = CliRunner()
     args = ["serve", "--config", str(path), "--audit", "none"]
