@@ -28,6 +28,7 @@ from toolwire.audit.redact import (
     redact_arguments_text,
 )
 from toolwire.audit.sinks import AuditSink
+from toolwire.engine.concurrent import run_all
 from toolwire.engine.deadlines import DeadlineTimer
 from toolwire.engine.normalize import render, truncate
 from toolwire.engine.policy import Decision, Policy, PolicyRequest, default_policies
@@ -415,9 +416,7 @@ class ToolEngine:
             for state in states:
                 state.extra.update(extra)
         try:
-            async with anyio.create_task_group() as tg:
-                for i in range(len(calls)):
-                    tg.start_soon(one, i)
+            await run_all(len(calls), one)
         except BaseException:
             # Cancelled before some calls began: they are recorded too (one record per call).
             for i, state in enumerate(states):
