@@ -94,3 +94,25 @@ async def test_a_failed_batch_is_written_record_by_record() -> None:
     assert sink.writes == [1, 1, 1]
     assert sorted(r.call_id or "" for r in sink.records) == ["c0", "c1", "c2"]
     assert engine.sink_errors == 0
+
+
+@tool
+async def login(user: str, password: str) -> str:
+    """Log in."""
+    return "in"
+
+
+async def test_the_batch_extra_is_redacted_with_each_call_s_own_secrets() -> None:
+    # redacted once for the batch, except for a call whose arguments hold a secret
+    sink = MemorySink()
+    engine = ToolEngine([login], sinks=[sink])
+    calls = [
+        CallRequest("login", {"user": "ann", "password": "hunter2222"}, "c1"),
+        CallRequest("login", {"user": "bob", "password": "other-pass"}, "c2"),
+    ]
+    extra = {"model": "m", "note": "tried hunter2222", "usage": {"input_tokens": 4}}
+    await engine.execute_many(calls, extra=extra)
+    notes = {r.call_id: dict(r.extra) for r in sink.records}
+    assert notes["c1"] == {"model": "m", "note": "tried [REDACTED]", "usage": {"input_tokens": 4}}
+    assert notes["c2"] == {"model": "m", "note": "tried hunter2222", "usage": {"input_tokens": 4}}
+    assert extra["note"] == "tried hunter2222"  # the caller's own is left as it was

@@ -295,7 +295,7 @@ class _Batch:
     end of that pass (``call_soon``; at once without an asyncio loop), then ``done``
     is told of each."""
 
-    __slots__ = ("_done", "_ended", "_engine", "_loop", "_scheduled", "error", "stored")
+    __slots__ = ("_done", "_ended", "_engine", "_loop", "_scheduled", "error", "extra", "stored")
 
     def __init__(self, engine: ToolEngine, done: Callable[[int, ToolResult], None] | None):
         self._engine = engine
@@ -305,6 +305,8 @@ class _Batch:
         self._ended: list[tuple[int, ToolResult]] = []
         self.stored: list[_Stored] = []
         self.error: Exception | None = None  # the first error of ``done``
+        # the extra given for every call of the batch, and it redacted by the rules
+        self.extra: tuple[dict[str, Any], dict[str, Any]] | None = None
 
     def ended(self, i: int, result: ToolResult) -> None:
         """Call ``i`` has its result (its record is in ``stored``)."""
@@ -455,6 +457,8 @@ class ToolEngine:
         states = [self._begin(c, task_id, session_id, turn) for c in calls]
         started = [False] * len(calls)
         batch = _Batch(self, done)
+        if extra:
+            batch.extra = (dict(extra), _redacted_extra(dict(extra), Redactor()))
         for state in states:
             state.batch = batch
             if extra:
@@ -1043,7 +1047,17 @@ class ToolEngine:
         extra = state.extra
         executor = extra.pop("executor", None)
         if extra:  # hook errors, approval reasons, what hooks add: free text
-            extra = _redacted_extra(extra, redactor)
+            shared = state.batch.extra if state.batch is not None else None
+            try:
+                same = shared is not None and not redactor.known and extra == shared[0]
+            except Exception:  # a value whose == raises
+                same = False
+            if same and shared is not None:
+                # The batch's extra as given: redacted once for all its calls (the
+                # rules alone decide when the call's arguments hold no secret).
+                extra = dict(shared[1])
+            else:
+                extra = _redacted_extra(extra, redactor)
         record = ExecutionRecord(
             record_id=self._new_id("rec"),
             call_id=state.call_id,
