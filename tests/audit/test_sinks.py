@@ -52,6 +52,19 @@ def test_sqlite_round_trip_in_wal_mode(tmp_path: Path) -> None:
     sink.close()
 
 
+def test_sqlite_write_many_commits_the_records_together(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    sink = SQLiteSink(db)
+    # a lone surrogate (from a name or an exception) is replaced, as by write
+    sink.write_many([record(0), record(1, error_message="bad \ud800 text"), record(2)])
+    records, _ = read_sqlite(db)  # committed: another connection sees them
+    assert [r.record_id for r in records] == ["r0", "r1", "r2"]
+    assert records[0] == record(0)
+    assert records[1].error_message == "bad \ufffd text"
+    assert not sink._conn.in_transaction
+    sink.close()
+
+
 def test_jsonl_round_trip_and_cut_line(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl"
     sink = JSONLSink(path)

@@ -61,6 +61,35 @@ async def test_a_batch_cancelled_before_its_calls_began_still_records_them() -> 
     ]
 
 
+async def test_a_cancelled_batch_of_one_call_reports_it_and_records_it_once() -> None:
+    # a batch of one runs in the caller's task, without a task of its own
+    eng, sink = engine()
+    done: dict[int, str] = {}
+    with anyio.move_on_after(0.2):
+        await eng.execute_many(
+            [CallRequest("wait", {"seconds": 30}, "c1")],
+            done=lambda i, r: done.__setitem__(i, r.status),
+        )
+    assert done == {0: "cancelled"}
+    assert [(r.call_id, r.status) for r in sink.records] == [("c1", "cancelled")]
+
+
+async def test_an_error_in_done_reaches_the_caller_after_every_call_ended() -> None:
+    eng, sink = engine()
+
+    def done(i: int, result: object) -> None:
+        if i == 0:
+            raise RuntimeError("done failed")
+
+    calls = [
+        CallRequest("add", {"a": 1, "b": 2}, "c1"),
+        CallRequest("wait", {"seconds": 0.05}, "c2"),
+    ]
+    with pytest.raises(RuntimeError, match="done failed"):
+        await eng.execute_many(calls, done=done)
+    assert sorted((r.call_id, r.status) for r in sink.records) == [("c1", "ok"), ("c2", "ok")]
+
+
 async def test_decline_records_a_call_not_run_under_its_resolved_name() -> None:
     eng, sink = engine()
     result = eng.decline(

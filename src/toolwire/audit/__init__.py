@@ -19,7 +19,7 @@ from toolwire.audit.report import (
     build_model_report,
     build_report,
 )
-from toolwire.audit.sinks import AuditSink, JSONLSink, MemorySink, read_jsonl
+from toolwire.audit.sinks import AuditSink, BatchSink, JSONLSink, MemorySink, read_jsonl
 from toolwire.audit.sqlite import SQLiteSink, read_sqlite
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "AuditFileError",
     "AuditReport",
     "AuditSink",
+    "BatchSink",
     "ExecutionRecord",
     "JSONLSink",
     "MemorySink",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -24,6 +24,14 @@ class AuditSink(Protocol):
     def write_task(self, task: TaskRecord) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class BatchSink(Protocol):
+    """A sink that stores several records at once (the engine gives it a batch's),
+    stored when ``write_many`` returns, as with ``write``."""
+
+    def write_many(self, records: Sequence[ExecutionRecord]) -> None: ...
 
 
 @runtime_checkable

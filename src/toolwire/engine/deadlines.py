@@ -22,7 +22,7 @@ import math
 import anyio
 
 
-def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
+def asyncio_loop() -> asyncio.AbstractEventLoop | None:
     """The loop of the asyncio task running this code; None on another backend."""
     try:
         task = asyncio.current_task()
@@ -45,7 +45,7 @@ class DeadlineTimer:
     def start(self, scope: anyio.CancelScope, timeout: float) -> None:
         """Cancel ``scope`` ``timeout`` seconds from now, unless ``stop`` comes first.
         Call it inside the scope and call ``stop`` before the scope exits."""
-        loop = _asyncio_loop()
+        loop = asyncio_loop()
         if loop is None:
             scope.deadline = anyio.current_time() + timeout
             return
