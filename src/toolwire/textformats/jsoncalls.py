@@ -28,7 +28,7 @@ from toolwire.assemble import JsonScanner
 from toolwire.coerce import json_type_name
 from toolwire.repair import partial_value, repair_json
 from toolwire.textformats.jsonend import container_end
-from toolwire.textformats.need import NEED, Grammar, _Need
+from toolwire.textformats.need import NEED, WS_LIMIT, Grammar, _Need
 
 if TYPE_CHECKING:
     from toolwire.textformats.scanner import TextScanner
@@ -39,6 +39,8 @@ _HEADER = re.compile(
     r'\s{0,32}"(?:arguments|parameters)"\s{0,32}:\s{0,32}(?=[\[{])'
 )
 _HEADER_LIMIT = 1024
+# the header after the whitespace ``expect`` skips after a marker (see ``whole_envelope``)
+_SPACED_HEADER = re.compile(rf"[ \t\r\n]{{0,{WS_LIMIT}}}{_HEADER.pattern}")
 # buffered text from which an object may be read whole at once (less: a streamed delta,
 # where the object is hardly ever all there)
 _WHOLE_MIN = 64
@@ -430,6 +432,38 @@ def envelope_list(sc: TextScanner, *, opened: bool = False) -> Grammar:
             sc.skip(1)
             if r == "]":
                 return CALL
+
+
+def whole_envelope(sc: TextScanner, closing: str) -> bool:
+    """An envelope in the usual shape (name, then arguments), its ``}`` and then
+    ``closing``, all in the buffer (text fed whole, a large read): read at once, as
+    one call. Its arguments are taken from the header to the ``}`` before the tag and
+    must be strict JSON: then they are the value the bracket scan of ``envelope``
+    would find, orjson's reading of them is handed on to the finisher, and the call
+    is the one the streaming path reads (F15). False, nothing consumed, for anything
+    else (the tag inside a string, other members, several objects, no tag yet).
+
+    Measured with callgrind on 2 KB of Hermes text with 4 calls: about 35 K
+    instructions less per call than scanning the arguments' brackets."""
+    buf, pos = sc._buf, sc._pos
+    m = _SPACED_HEADER.match(buf, pos)
+    if m is None:
+        return False
+    end = sc.find_ahead(closing)
+    if end < m.end():
+        return False
+    tail = buf[m.end() : end]
+    obj = tail.rstrip(" \t\r\n")
+    if not obj.endswith("}") or len(tail) - len(obj) > WS_LIMIT:
+        return False
+    arguments = obj[:-1].rstrip()  # \s, as ``_skip_space`` skips before the ``}``
+    try:
+        loaded = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return False
+    sc._pos = end + len(closing)
+    sc.whole_call(_decode_name(m.group(1)), arguments, loaded=loaded)
+    return True
 
 
 def envelopes(sc: TextScanner, closing: tuple[str, ...] = (), *, bare: bool = False) -> Grammar:
