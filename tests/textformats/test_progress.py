@@ -78,3 +78,14 @@ def test_calls_cost_the_same_whatever_text_follows_them_in_one_feed_F22(family: 
     alone = _seconds(family, calls) + _seconds(family, tail)
     together = _seconds(family, calls + tail)
     assert together < 3 * alone + 0.02, f"{family}: {together:.3f}s vs {alone:.3f}s apart"
+
+
+def test_calls_without_their_closing_tag_look_ahead_for_it_once_per_feed_F22() -> None:
+    """A Hermes call read whole looks ahead for its ``</tool_call>``; 200 calls that
+    never close it, then 2 MB of prose: the prose is searched once, not once per call."""
+    call = '<tool_call>\n{"name": "search", "arguments": {"query": "a"}}\n'
+    calls = call * _CALLS
+    tail = "\n" + "The rest of the answer is prose without markup. " * 43_000
+    alone = _seconds("hermes", calls) + _seconds("hermes", tail)
+    together = _seconds("hermes", calls + tail)
+    assert together < 3 * alone + 0.02, f"{together:.3f}s vs {alone:.3f}s apart"
