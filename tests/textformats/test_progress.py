@@ -3,6 +3,7 @@ and a call costs its own length however much text follows it in the buffer (F22)
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -89,3 +90,29 @@ def test_calls_without_their_closing_tag_look_ahead_for_it_once_per_feed_F22() -
     alone = _seconds("hermes", calls) + _seconds("hermes", tail)
     together = _seconds("hermes", calls + tail)
     assert together < 3 * alone + 0.02, f"{together:.3f}s vs {alone:.3f}s apart"
+
+
+@pytest.mark.parametrize(
+    ("family", "call", "end"),
+    [
+        (
+            "hermes",
+            '<tool_call>{"name": "search", "arguments": {"query": "a"}}' + " prose" * 100,
+            "</tool_call>",
+        ),
+        ("llama3_json", '{"name": "search", "parameters": {"query": "a"}}; ', "<|eom_id|>"),
+    ],
+)
+def test_calls_before_one_closing_tag_are_not_copied_out_once_each_F22(
+    family: str, call: str, end: str
+) -> None:
+    """Many calls before a single tag that would close each (tags left open, calls in
+    a row): the text up to the tag is tried as one call once, not once per call."""
+    start = "<|python_tag|>" if family == "llama3_json" else ""
+    gc.disable()  # the collector's passes over the growing events grow faster than linearly
+    try:
+        few = _seconds(family, start + call * 2000 + end)
+        many = _seconds(family, start + call * 8000 + end)
+    finally:
+        gc.enable()
+    assert many < 8 * few + 0.02, f"{family}: {many:.3f}s for 4x the calls of {few:.3f}s"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
 from toolwire.assemble import JsonScanner
+from toolwire.repair.strict import UNREAD
+from toolwire.textformats.jsoncalls import loads_or_unread
 from toolwire.textformats.need import WS_LIMIT
 from toolwire.textformats.scanner import Grammar, Markers, TextScanner
 
@@ -63,9 +63,8 @@ class DeepSeekV3Extractor(TextScanner):
         arguments = buf[m.end() : end.start()].rstrip()
         if arguments.endswith("```"):
             arguments = arguments[:-3].rstrip()  # the closing fence
-        try:
-            loaded = orjson.loads(arguments)
-        except orjson.JSONDecodeError:
+        loaded = loads_or_unread(arguments)
+        if loaded is UNREAD:
             return False
         self._pos = end.end()
         self.whole_call(name, arguments, loaded=loaded)

@@ -15,7 +15,7 @@ class HermesExtractor(TextScanner):
     STRAY = ("</tool_call>",)
 
     def call(self, marker: str) -> Grammar:
-        if whole_envelope(self, "</tool_call>"):
+        if whole_envelope(self, ("</tool_call>",)):
             return True
         handled = yield from envelopes(self, ("</tool_call>",))
         return handled

@@ -216,6 +216,7 @@ class TextScanner:
         self._markup_from = 0
         # ``find_ahead``'s answers for the text fed so far: (searched from, found at)
         self._ahead: dict[str, tuple[int, int]] = {}
+        self.whole_missed = -1  # see ``jsoncalls.whole_envelope``
         self._reasoning = start_in_reasoning
         self._build_markers()
         self._start()
@@ -243,6 +244,7 @@ class TextScanner:
             self._buf += text
         if self._ahead:
             self._ahead = {}
+            self.whole_missed = -1
         self._drive()
 
     def close(self) -> None:
@@ -257,6 +259,7 @@ class TextScanner:
         # starts a fresh scan rather than being lost
         self._buf, self._pos, self._eof = "", 0, False
         self._ahead = {}
+        self.whole_missed = -1
         self._markup = None
         self._reasoning = False
         if not self._failed:
