@@ -190,3 +190,32 @@ def test_calls_near_the_whole_shape_read_the_same_in_any_split_F15(family: str, 
         assert _every_field(family, [data[i : i + 1] for i in range(len(data))]) == whole
         for _ in range(10):
             assert _every_field(family, random_chunks(data, rng)) == whole
+
+
+_SPACES = st.sampled_from([" ", "\n", "\t", "\r", "\u2003"])
+_SPACE_PIECES = st.lists(_SPACES, max_size=3).map("".join)
+_NAME_PIECES = ["a", "é", "\\", '\\"', "\\u0041", '"', "\n", "\x01", "\ud800", "{"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    spaces=st.lists(_SPACE_PIECES, min_size=8, max_size=8),
+    name=st.lists(st.sampled_from(_NAME_PIECES), max_size=6).map("".join),
+    key=st.sampled_from(['"arguments"', '"parameters"', '"args"']),
+    opener=st.sampled_from(["{", "[", '"', "1"]),
+)
+def test_the_whole_header_reads_what_the_streaming_header_reads(
+    spaces: list[str], name: str, key: str, opener: str
+) -> None:
+    """Where ``whole_envelope``'s header matches, ``envelope``'s matches after the same
+    whitespace, ends at the same place and decodes to the same name."""
+    from toolwire.textformats.jsoncalls import _HEADER, _SPACED_HEADER, _decode_name
+
+    a, b, c, d, e, f, g, h = spaces
+    text = f'{a}{{{b}"name"{c}:{d}"{name}"{e},{f}{key}{g}:{h}{opener}'
+    fast = _SPACED_HEADER.match(text)
+    if fast is not None:
+        start = len(text) - len(text.lstrip(" \t\r\n"))
+        slow = _HEADER.match(text, start)
+        assert slow is not None and slow.end() == fast.end()
+        assert _decode_name(slow.group(1)) == fast.group(1)
