@@ -116,3 +116,31 @@ def test_calls_before_one_closing_tag_are_not_copied_out_once_each_F22(
     finally:
         gc.enable()
     assert many < 8 * few + 0.02, f"{family}: {many:.3f}s for 4x the calls of {few:.3f}s"
+
+
+@pytest.mark.parametrize("family", [*sorted(EXTRACTORS), "auto"])
+def test_a_closed_extractor_and_its_sink_are_freed_without_the_cycle_collector(
+    family: str,
+) -> None:
+    """Nothing refers back to an extractor once closed (its grammar's generator did):
+    it, its sink and their events go when dropped, not at the collector's next pass
+    (which instruction counts taken with the collector off would leave out)."""
+    text = _calls_text(family if family != "auto" else "hermes")
+
+    def parse(piece: int) -> None:
+        sink = CallAssembler(_TOOLS)
+        extractor = make_extractor(family, sink, _TOOLS)
+        for i in range(0, len(text), piece):
+            extractor.feed(text[i : i + piece])
+        extractor.close()
+        sink.end()
+
+    for piece in (len(text), 7):
+        parse(piece)  # first-use caches
+        gc.collect()
+        gc.disable()
+        try:
+            parse(piece)
+            assert gc.collect() == 0, f"{family}: cyclic garbage left, fed in {piece}s"
+        finally:
+            gc.enable()

@@ -219,6 +219,8 @@ class TextScanner:
         self.whole_missed = -1  # see ``jsoncalls.whole_envelope``
         self._reasoning = start_in_reasoning
         self._build_markers()
+        self._gen: Grammar | None = None
+        self._req: Request | None = None
         self._start()
 
     # -- public API ---------------------------------------------------------------
@@ -245,6 +247,8 @@ class TextScanner:
         if self._ahead:
             self._ahead = {}
             self.whole_missed = -1
+        if self._gen is None:  # text after close: a fresh scan
+            self._start()
         self._drive()
 
     def close(self) -> None:
@@ -262,8 +266,14 @@ class TextScanner:
         self.whole_missed = -1
         self._markup = None
         self._reasoning = False
-        if not self._failed:
-            self._start()
+        self._drop_grammar()
+
+    def _drop_grammar(self) -> None:
+        """Forget the grammar; the next feed starts a fresh one. Until then nothing
+        refers back to the extractor (its grammar's generator and requests do), so it
+        is freed as soon as it is dropped, not left to the cycle collector with its
+        sink and every event (which a callgrind count would not see either)."""
+        self._gen, self._req = None, None
 
     # -- driving the grammar ----------------------------------------------------
 
@@ -275,12 +285,12 @@ class TextScanner:
             self._reason_markers = reason
 
     def _start(self) -> None:
-        self._gen = self.run()
-        self._req: Request | None = next(self._gen)
+        gen = self._gen = self.run()
+        self._req = next(gen)
 
     def _drive(self) -> None:
-        req = self._req
-        if req is None:
+        req, gen = self._req, self._gen
+        if req is None or gen is None:
             return
         idle = 0
         try:
@@ -293,7 +303,7 @@ class TextScanner:
                 idle = idle + 1 if self._pos == pos else 0
                 if idle > 10_000:
                     raise RuntimeError("the grammar made no progress")
-                req = self._gen.send(res)
+                req = gen.send(res)
         except StopIteration:
             req = None
         except Exception as exc:  # never raise on model text: report, pass text through
