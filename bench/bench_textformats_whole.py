@@ -23,7 +23,10 @@ unknown tool, and streamed one character at a time (special tokens split).
 
 ``--instructions``: the one-feed runs again under ``valgrind --tool=callgrind``, in
 instructions (this machine is shared and noisy; counts repeat within 1%): per MB for
-the flatness goal, and peer / toolwire at each size.
+the flatness goal, and peer / toolwire at each size. The collector is off while
+counting, so objects a parser leaves in reference cycles are freed uncounted: the
+``cycles`` column says how many each parse left (toolwire: none, see
+``tests/textformats/test_progress.py``).
 
     python bench/bench_textformats_whole.py [--families hermes] [--runs 5] [--no-peers]
                                             [--instructions]
@@ -367,8 +370,10 @@ def child_instructions(families: list[str], with_peers: bool) -> None:
                 gc.collect()
                 gc.disable()  # as in the timed runs: the parsers, not the collector
                 functools.reduce(step, range(repeat), None)
+                # what the parses left to the collector, whose freeing is not counted
+                left = gc.collect()
                 gc.enable()
-                print(f"{family}\t{label}\t{len(text)}\t{name}\t{repeat}", flush=True)
+                print(f"{family}\t{label}\t{len(text)}\t{name}\t{repeat}\t{left}", flush=True)
 
 
 def instructions(families: list[str], venv: Path | None) -> None:
@@ -378,19 +383,23 @@ def instructions(families: list[str], venv: Path | None) -> None:
         print("\ninstructions skipped: valgrind is not installed (apt-get install valgrind)")
         return
     counts, stdout = found
-    rows = [line.split("\t") for line in stdout.splitlines() if line.count("\t") == 4]
+    rows = [line.split("\t") for line in stdout.splitlines() if line.count("\t") == 5]
     print("\n## one feed, in instructions (callgrind); x = peer / toolwire")
-    print(f"{'family':12} {'size':4} {'parser':18} {'instr/parse':>13} {'instr/MB':>13} {'x':>6}")
+    print("(cycles: objects per parse left to the cycle collector, whose work is not counted)")
+    print(
+        f"{'family':12} {'size':4} {'parser':18} {'instr/parse':>13} {'instr/MB':>13} {'x':>6}"
+        f" {'cycles':>6}"
+    )
     base: dict[tuple[str, str], float] = {}
     per_mb: dict[str, dict[str, float]] = {}
-    for (family, label, chars, name, repeat), count in zip(rows, counts, strict=True):
+    for (family, label, chars, name, repeat, left), count in zip(rows, counts, strict=True):
         each = count / int(repeat)
         if name == "toolwire":
             base[family, label] = each
             per_mb.setdefault(family, {})[label] = each / (int(chars) / MB)
         print(
             f"{family:12} {label:4} {name:18} {each:13,.0f} {each / (int(chars) / MB):13,.0f}"
-            f" {each / base[family, label]:6.2f}"
+            f" {each / base[family, label]:6.2f} {int(left) / int(repeat):6.0f}"
         )
     for family, figures in per_mb.items():
         print(

@@ -14,19 +14,23 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import ToolCall
 from toolwire.finish import CallFinisher
+from toolwire.repair.strict import UNREAD
 from toolwire.spec import ToolSpec
 
 
 class FullPathFinisher(CallFinisher):
     """The finisher with its fast path turned off: the reference."""
 
-    def _as_sent(self, id: str | None, name: str, raw: str, slot: int) -> ToolCall | None:
+    def _as_sent(
+        self, id: str | None, name: str, raw: str, slot: int, loaded: Any = UNREAD
+    ) -> ToolCall | None:
         return None
 
 
@@ -110,6 +114,20 @@ def test_fast_finish_matches_the_full_path(
     fast = CallFinisher(tools).finish(id="c", name=name, raw_arguments=raw, slot=1)
     full = FullPathFinisher(tools).finish(id="c", name=name, raw_arguments=raw, slot=1)
     assert fast == full
+    # a text extractor that read the arguments already hands orjson's reading on
+    loaded = _loaded(raw)
+    if loaded is not UNREAD:
+        given_read = CallFinisher(tools).finish(
+            id="c", name=name, raw_arguments=raw, slot=1, loaded=loaded
+        )
+        assert given_read == full
+
+
+def _loaded(raw: str) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return UNREAD
 
 
 def _events(sink: CallAssembler) -> list[Any]:
@@ -138,7 +156,7 @@ def test_whole_call_matches_tool_tool_close(
     name: str | None, raw: str, repairs: list[str], prior: str
 ) -> None:
     one = _prepared(prior)
-    taken = one.whole_call(0, name, raw, repairs)
+    taken = one.whole_call(0, name, raw, repairs, _loaded(raw))
     steps = _prepared(prior)
     if taken:
         steps.tool(0, None, name or None, None, repairs=repairs, snapshots=False, delimited=True)

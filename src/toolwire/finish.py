@@ -19,7 +19,7 @@ from toolwire.events import CallStatus, ToolCall
 from toolwire.jsontext import json_cut_short
 from toolwire.names import resolve_tool_name, unknown_tool_message
 from toolwire.repair import partial_value, repair_json
-from toolwire.repair.strict import strict_json
+from toolwire.repair.strict import UNREAD, strict_json
 from toolwire.schemacheck import compile_check
 from toolwire.spec import ToolSpec
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
@@ -188,9 +188,11 @@ class CallFinisher:
         repairs: Iterable[str] = (),
         errors: Iterable[str] = (),
         unreadable: str = "",
+        loaded: Any = UNREAD,
     ) -> ToolCall:
         """Finish one call. ``value`` is given when the wire carried an object (F10).
-        ``unreadable``: the decoder already found the arguments unreadable, and why."""
+        ``unreadable``: the decoder already found the arguments unreadable, and why.
+        ``loaded``: ``orjson.loads(raw_arguments)``, when the decoder has read it."""
         if (
             value is NOT_GIVEN
             and not truncated
@@ -199,7 +201,7 @@ class CallFinisher:
             and not errors
             and (name in self.tools or not self.tools)
         ):
-            quick = self._as_sent(id, name, raw_arguments, slot)
+            quick = self._as_sent(id, name, raw_arguments, slot, loaded)
             if quick is not None:
                 return quick
         done: list[str] = list(repairs)
@@ -281,13 +283,15 @@ class CallFinisher:
             return make("invalid", value, None)
         return make("repaired" if done else "complete", value, None)
 
-    def _as_sent(self, id: str | None, name: str, raw: str, slot: int) -> ToolCall | None:
+    def _as_sent(
+        self, id: str | None, name: str, raw: str, slot: int, loaded: Any = UNREAD
+    ) -> ToolCall | None:
         """The usual call, finished without the repair machinery: arguments that are
         strict JSON (nothing renamed, see ``strict_json``) holding an object, which,
         where tools are declared, is for a declared tool's exact name and already fits
         its schema. The answer ``finish`` would give (see
         ``tests/test_finish_fast_path.py``), or None when the call needs the full path."""
-        ok, value, changed = strict_json(raw)
+        ok, value, changed = strict_json(raw, loaded)
         if not ok or changed:
             return None
         if not (self.accepts_as_sent(name, value) if self.tools else type(value) is dict):

@@ -3,6 +3,7 @@ and a call costs its own length however much text follows it in the buffer (F22)
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -78,3 +79,68 @@ def test_calls_cost_the_same_whatever_text_follows_them_in_one_feed_F22(family: 
     alone = _seconds(family, calls) + _seconds(family, tail)
     together = _seconds(family, calls + tail)
     assert together < 3 * alone + 0.02, f"{family}: {together:.3f}s vs {alone:.3f}s apart"
+
+
+def test_calls_without_their_closing_tag_look_ahead_for_it_once_per_feed_F22() -> None:
+    """A Hermes call read whole looks ahead for its ``</tool_call>``; 200 calls that
+    never close it, then 2 MB of prose: the prose is searched once, not once per call."""
+    call = '<tool_call>\n{"name": "search", "arguments": {"query": "a"}}\n'
+    calls = call * _CALLS
+    tail = "\n" + "The rest of the answer is prose without markup. " * 43_000
+    alone = _seconds("hermes", calls) + _seconds("hermes", tail)
+    together = _seconds("hermes", calls + tail)
+    assert together < 3 * alone + 0.02, f"{together:.3f}s vs {alone:.3f}s apart"
+
+
+@pytest.mark.parametrize(
+    ("family", "call", "end"),
+    [
+        (
+            "hermes",
+            '<tool_call>{"name": "search", "arguments": {"query": "a"}}' + " prose" * 100,
+            "</tool_call>",
+        ),
+        ("llama3_json", '{"name": "search", "parameters": {"query": "a"}}; ', "<|eom_id|>"),
+    ],
+)
+def test_calls_before_one_closing_tag_are_not_copied_out_once_each_F22(
+    family: str, call: str, end: str
+) -> None:
+    """Many calls before a single tag that would close each (tags left open, calls in
+    a row): the text up to the tag is tried as one call once, not once per call."""
+    start = "<|python_tag|>" if family == "llama3_json" else ""
+    gc.disable()  # the collector's passes over the growing events grow faster than linearly
+    try:
+        few = _seconds(family, start + call * 2000 + end)
+        many = _seconds(family, start + call * 8000 + end)
+    finally:
+        gc.enable()
+    assert many < 8 * few + 0.02, f"{family}: {many:.3f}s for 4x the calls of {few:.3f}s"
+
+
+@pytest.mark.parametrize("family", [*sorted(EXTRACTORS), "auto"])
+def test_a_closed_extractor_and_its_sink_are_freed_without_the_cycle_collector(
+    family: str,
+) -> None:
+    """Nothing refers back to an extractor once closed (its grammar's generator did):
+    it, its sink and their events go when dropped, not at the collector's next pass
+    (which instruction counts taken with the collector off would leave out)."""
+    text = _calls_text(family if family != "auto" else "hermes")
+
+    def parse(piece: int) -> None:
+        sink = CallAssembler(_TOOLS)
+        extractor = make_extractor(family, sink, _TOOLS)
+        for i in range(0, len(text), piece):
+            extractor.feed(text[i : i + piece])
+        extractor.close()
+        sink.end()
+
+    for piece in (len(text), 7):
+        parse(piece)  # first-use caches
+        gc.collect()
+        gc.disable()
+        try:
+            parse(piece)
+            assert gc.collect() == 0, f"{family}: cyclic garbage left, fed in {piece}s"
+        finally:
+            gc.enable()

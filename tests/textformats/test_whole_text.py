@@ -13,9 +13,10 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tf_harness import TOOLS, check_split_invariance
+from tf_harness import TOOLS, check_split_invariance, parse_chunks, random_chunks
 
 from toolwire.assemble import JsonScanner
+from toolwire.events import ToolCall
 from toolwire.textformats.jsonend import container_end
 from toolwire.textformats.scanner import Markers
 
@@ -121,3 +122,100 @@ def test_whole_text_reads_strings_with_escaped_quotes_and_backslashes() -> None:
         ("write_file", args, "complete")
     ]
     assert re.sub(r"\s+", " ", result.text).strip() == "Before. After."
+
+
+# Calls near the shape the fast paths read at once (``jsoncalls.whole_envelope``,
+# ``DeepSeekV3Extractor._whole``): each either is that shape or goes the streaming
+# way, and the answer is the same in one feed and in any split.
+_NEAR_HERMES = [
+    '{"name": "search", "arguments": {"query": "a"}}',
+    '{"name": "search", "parameters": {"query": "a"}}',
+    '{"name": "se\\u0061rch", "arguments": {"query": "a"}}',
+    '{"name": "search", "arguments": {"query": "a"}\n\t }',
+    '{"name": "search", "arguments": {"query": "a"}\u2003\u00a0}',  # not JSON whitespace
+    '{"name": "search", "arguments": {"query": "a"}}' + " " * 300,
+    " " * 300 + '{"name": "search", "arguments": {"query": "a"}}',
+    '{"name": "search", "arguments": {"query": "a"}, "id": "call_1"}',
+    '{"name": "search", "arguments": {"query": "a"}, "arguments": {"query": "b"}}',
+    '{"name": "search", "arguments": {"query": "a"}}{"name": "ping", "arguments": {}}',
+    '{"name": "search", "arguments": {"query": "a"}}, {"name": "ping", "arguments": {}}',
+    '[{"name": "search", "arguments": {"query": "a"}}]',
+    '{"name": "search", "arguments": {\'query\': \'a\'}}',
+    '{"name": "search", "arguments": {"query": "a", "query": "b"}}',
+    '{"name": "search", "arguments": {"query": "a", "limit": 123456789012345678901234.5}}',
+    '{"name": "search", "arguments": {"query": "</tool_call>"}}',
+    '{"name": "search", "arguments": [1, 2]}',
+    '{"name": "search", "arguments": {"query": "a"}',  # the object never closes
+    '{"name": "nowhere", "arguments": {"query": "a"}}',
+]
+_DS = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>"
+_DS_END = "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+_NEAR_DEEPSEEK = [
+    'function<｜tool▁sep｜>search\n```json\n{"query": "a"}\n```<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜>search\n```json\n{"query": "a"}<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜> search \n \n```json \n{"query": "a"}\u2003\n```\u2003'
+    "<｜tool▁call▁end｜>",
+    'function<｜tool▁sep｜>search\n```jsonx\n{"query": "a"}\n```<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜>[search]\n```json\n{"query": "a"}\n```<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜>search\n```json\n{"query": "a"}\n```\n```<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜>search\n```json\n{"query": "a"} and more\n```<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜>search\n```json\n{"query": "a", "query": "b"}\n```<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜>search\n```json\n{"query": "<｜tool▁call▁end｜>"}\n```'
+    "<｜tool▁call▁end｜>",
+    'function<｜tool▁sep｜>search\n```json\n{"query": "a"}\n```<｜tool▁calls▁end｜>',
+    'function<｜tool▁sep｜>search\n```json\n{"query": "a"\n```<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜>\n```json\n{"query": "a"}\n```<｜tool▁call▁end｜>',
+    'search<｜tool▁sep｜>{"query": "a"}<｜tool▁call▁end｜>',
+    'function<｜tool▁sep｜>nowhere\n```json\n{"query": "a"}\n```<｜tool▁call▁end｜>',
+]
+_NEAR = [
+    *(("hermes", f"<tool_call>\n{body}\n</tool_call>") for body in _NEAR_HERMES),
+    *(("hermes", f"<tool_call>{body}" + " " * 300 + "</tool_call>") for body in _NEAR_HERMES[:2]),
+    *(("deepseek_v3", f"{_DS}{body}<｜tool▁calls▁end｜>") for body in _NEAR_DEEPSEEK),
+]
+
+
+def _every_field(family: str, chunks: list[bytes]) -> tuple[list[ToolCall], str]:
+    result = parse_chunks(family, chunks, TOOLS)
+    return result.calls, result.text  # the calls' raw arguments too
+
+
+@pytest.mark.parametrize(("family", "call"), _NEAR)
+def test_calls_near_the_whole_shape_read_the_same_in_any_split_F15(family: str, call: str) -> None:
+    ping = _call(family, "ping", {})
+    rng = random.Random(call)
+    for text in (f"Before. {call}\n{ping} after.", f"{call}{call}"):
+        data = text.encode()
+        whole = _every_field(family, [data])
+        assert _every_field(family, [data[i : i + 1] for i in range(len(data))]) == whole
+        for _ in range(10):
+            assert _every_field(family, random_chunks(data, rng)) == whole
+
+
+_SPACES = st.sampled_from([" ", "\n", "\t", "\r", "\u2003"])
+_SPACE_PIECES = st.lists(_SPACES, max_size=3).map("".join)
+_NAME_PIECES = ["a", "é", "\\", '\\"', "\\u0041", '"', "\n", "\x01", "\ud800", "{"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    spaces=st.lists(_SPACE_PIECES, min_size=8, max_size=8),
+    name=st.lists(st.sampled_from(_NAME_PIECES), max_size=6).map("".join),
+    key=st.sampled_from(['"arguments"', '"parameters"', '"args"']),
+    opener=st.sampled_from(["{", "[", '"', "1"]),
+)
+def test_the_whole_header_reads_what_the_streaming_header_reads(
+    spaces: list[str], name: str, key: str, opener: str
+) -> None:
+    """Where ``whole_envelope``'s header matches, ``envelope``'s matches after the same
+    whitespace, ends at the same place and decodes to the same name."""
+    from toolwire.textformats.jsoncalls import _HEADER, _SPACED_HEADER, _decode_name
+
+    a, b, c, d, e, f, g, h = spaces
+    text = f'{a}{{{b}"name"{c}:{d}"{name}"{e},{f}{key}{g}:{h}{opener}'
+    fast = _SPACED_HEADER.match(text)
+    if fast is not None:
+        start = len(text) - len(text.lstrip(" \t\r\n"))
+        slow = _HEADER.match(text, start)
+        assert slow is not None and slow.end() == fast.end()
+        assert _decode_name(slow.group(1)) == fast.group(1)

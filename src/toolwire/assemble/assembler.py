@@ -44,6 +44,7 @@ from toolwire.finish import NOT_GIVEN, CallFinisher
 from toolwire.invalid_utf8 import REPLACEMENT
 from toolwire.jsontext import dumps, may_become_json, parses_as_json
 from toolwire.repair import partial_value
+from toolwire.repair.strict import UNREAD
 from toolwire.spec import ToolSpec
 
 # First characters of argument text that may open a value once whitespace is skipped:
@@ -323,12 +324,18 @@ class CallAssembler:
                 self.events.append(ArgumentsDelta(slot.number, text))
 
     def whole_call(
-        self, index: int, name: str | None, arguments: str, repairs: Iterable[str] = ()
+        self,
+        index: int,
+        name: str | None,
+        arguments: str,
+        repairs: Iterable[str] = (),
+        loaded: Any = UNREAD,
     ) -> bool:
         """A delimited call read whole at once (text fed whole): what ``tool`` with its
         name, ``tool`` with its argument text and ``close_call`` would do, in one step.
         Returns False, having done nothing, where that sequence needs routing decisions
-        (an index already in use, text not yet free of the invalid-UTF-8 marker)."""
+        (an index already in use, text not yet free of the invalid-UTF-8 marker).
+        ``loaded``: ``orjson.loads(arguments)``, when the caller has read it."""
         if self.invalid_utf8 is not None:
             return False
         held = self._by_index.get(index)
@@ -348,7 +355,7 @@ class CallAssembler:
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, arguments))
         slot.closed = True
-        self._finish_slot(slot, truncated=False)
+        self._finish_slot(slot, truncated=False, loaded=loaded)
         return True
 
     def fast_arguments(self, index: int, text: str) -> bool:
@@ -650,7 +657,7 @@ class CallAssembler:
         for i, slot in enumerate(open_slots):
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)
 
-    def _finish_slot(self, slot: _Slot, *, truncated: bool) -> None:
+    def _finish_slot(self, slot: _Slot, *, truncated: bool, loaded: Any = UNREAD) -> None:
         if slot.snapshot is not None:
             self._decide_at_end(slot)
         slot.closed = slot.finished = True
@@ -677,6 +684,7 @@ class CallAssembler:
                 repairs=slot.repairs,
                 errors=slot.errors,
                 unreadable=slot.unreadable,
+                loaded=loaded,
             )
         except Exception as exc:  # a finisher bug must not lose the call
             call = ToolCall(

@@ -19,7 +19,7 @@ import orjson
 
 from .numbers import float_underflows
 
-__all__ = ["count_in_strings", "strict_json"]
+__all__ = ["UNREAD", "count_in_strings", "strict_json"]
 
 _LONG_DIGITS: Final = re.compile(r"\d{19}")
 # A number below the smallest double (about 2.5e-324): an exponent of three digits, or
@@ -27,13 +27,24 @@ _LONG_DIGITS: Final = re.compile(r"\d{19}")
 _TINY: Final = re.compile(r"[eE]-\d{3}|\.0{300}")
 
 
-def strict_json(text: str) -> tuple[bool, Any, tuple[str, ...]]:
+class _Unread:
+    pass
+
+
+UNREAD: Final = _Unread()
+
+
+def strict_json(text: str, loaded: Any = UNREAD) -> tuple[bool, Any, tuple[str, ...]]:
     """``(ok, value, repairs)``: ``text`` read as strict JSON, or ``ok`` False.
-    ``repairs`` names what the value could not keep (see the module doc)."""
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return False, None, ()
+    ``repairs`` names what the value could not keep (see the module doc). ``loaded``:
+    ``orjson.loads(text)``, when the caller has read it already."""
+    if loaded is UNREAD:
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return False, None, ()
+    else:
+        value = loaded
     has_float, has_zero, keys = _floats_and_keys(value)
     # orjson turns integers beyond 64 bits into floats; json keeps them exact. (Only a
     # value with a float can hold one: walking the value is far cheaper than searching

@@ -78,6 +78,7 @@ class AutoExtractor(TextScanner):
             super().close()  # may hand over: the family is decided at end of stream
         if self.delegate is not None:
             self.delegate.close()
+            self._drop_grammar()  # its own, idle since the hand-over
 
     def at_start(self) -> Grammar:
         found = yield (self.peek, _BARE, 230, "[{")

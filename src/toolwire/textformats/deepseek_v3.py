@@ -7,7 +7,12 @@ The V3.1 body (``N<｜tool▁sep｜>{args}``) is read by the same grammar: the t
 
 from __future__ import annotations
 
+import re
+
 from toolwire.assemble import JsonScanner
+from toolwire.repair.strict import UNREAD
+from toolwire.textformats.jsoncalls import loads_or_unread
+from toolwire.textformats.need import WS_LIMIT
 from toolwire.textformats.scanner import Grammar, Markers, TextScanner
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
@@ -20,6 +25,11 @@ _HEAD = Markers(SEP, CALL_END, CALLS_END, CALL_BEGIN)
 _NAME_LINE = Markers("\n", "```", "{", CALL_END, CALLS_END, CALL_BEGIN)
 _AFTER = Markers(CALL_END, CALLS_END, CALL_BEGIN)
 _BETWEEN = Markers(CALL_BEGIN, CALLS_END)
+# the usual call up to its arguments' first character (see ``_whole``): a name line
+# without a character where ``_NAME_LINE`` could stop or a V3.1 body could begin, then
+# the whitespace ``expect`` skips
+_SPACES = rf"[ \t\r\n]{{0,{WS_LIMIT}}}"
+_WHOLE_HEAD = re.compile(rf"function{SEP}([^\n`{{\[<]+)\n{_SPACES}```json{_SPACES}(?=[{{\[])")
 
 
 class DeepSeekV3Extractor(TextScanner):
@@ -31,7 +41,38 @@ class DeepSeekV3Extractor(TextScanner):
             yield from self.call_section(marker == CALLS_BEGIN, CALL_BEGIN, _BETWEEN, self._one)
         )
 
+    def _whole(self) -> bool:
+        """The usual V3 call, ``function<｜tool▁sep｜>N``, a fenced object and its end
+        marker, all in the buffer (text fed whole, a large read): read at once, as one
+        call. The arguments run from the ``{`` to the closing fence before the end
+        marker and must be strict JSON: then they are what ``json_until`` would find,
+        orjson's reading of them is handed on to the finisher, and the call is the one
+        the streaming path reads (F15). False, nothing consumed, for anything else.
+
+        Measured with callgrind on 2 KB of text with 4 calls: the streaming path costs
+        about 140 K instructions more per call (its requests, the bracket scan, the
+        call begun, fed and closed in three steps)."""
+        buf = self._buf
+        m = _WHOLE_HEAD.match(buf, self._pos)
+        if m is None:
+            return False
+        name = m.group(1).strip()
+        end = _AFTER.search(buf, m.end())
+        if not name or end is None or end.group() != CALL_END:
+            return False
+        arguments = buf[m.end() : end.start()].rstrip()
+        if arguments.endswith("```"):
+            arguments = arguments[:-3].rstrip()  # the closing fence
+        loaded = loads_or_unread(arguments)
+        if loaded is UNREAD:
+            return False
+        self._pos = end.end()
+        self.whole_call(name, arguments, loaded=loaded)
+        return True
+
     def _one(self) -> Grammar:
+        if self._whole():
+            return
         head, m = yield from self.capture(_HEAD)
         if m is None:
             self.truncated_call(head.strip() or None)  # cut off before the separator (F1)

@@ -6,7 +6,7 @@ string); a call is complete once its JSON object is.
 
 from __future__ import annotations
 
-from toolwire.textformats.jsoncalls import envelopes
+from toolwire.textformats.jsoncalls import envelopes, whole_envelope
 from toolwire.textformats.scanner import Grammar, TextScanner
 
 
@@ -15,5 +15,7 @@ class HermesExtractor(TextScanner):
     STRAY = ("</tool_call>",)
 
     def call(self, marker: str) -> Grammar:
+        if whole_envelope(self, ("</tool_call>",)):
+            return True
         handled = yield from envelopes(self, ("</tool_call>",))
         return handled

@@ -27,8 +27,9 @@ import orjson
 from toolwire.assemble import JsonScanner
 from toolwire.coerce import json_type_name
 from toolwire.repair import partial_value, repair_json
+from toolwire.repair.strict import UNREAD
 from toolwire.textformats.jsonend import container_end
-from toolwire.textformats.need import NEED, Grammar, _Need
+from toolwire.textformats.need import NEED, WS_LIMIT, Grammar, _Need
 
 if TYPE_CHECKING:
     from toolwire.textformats.scanner import TextScanner
@@ -39,6 +40,13 @@ _HEADER = re.compile(
     r'\s{0,32}"(?:arguments|parameters)"\s{0,32}:\s{0,32}(?=[\[{])'
 )
 _HEADER_LIMIT = 1024
+# ``_HEADER`` after the whitespace ``expect`` skips after a marker, for a name without
+# escapes (its text is the name; half the instructions of ``_HEADER``, callgrind)
+_SPACED_HEADER = re.compile(
+    rf"[ \t\r\n]{{0,{WS_LIMIT}}}"
+    r'\{\s{0,32}"name"\s{0,32}:\s{0,32}"([^"\\\n]{0,256})"\s{0,32},'
+    r'\s{0,32}"(?:arguments|parameters)"\s{0,32}:\s{0,32}(?=[\[{])'
+)
 # buffered text from which an object may be read whole at once (less: a streamed delta,
 # where the object is hardly ever all there)
 _WHOLE_MIN = 64
@@ -63,6 +71,14 @@ def _decode_name(quoted: str) -> str:
     except orjson.JSONDecodeError:
         return quoted[1:-1]
     return value if isinstance(value, str) else quoted[1:-1]
+
+
+def loads_or_unread(text: str) -> Any:
+    """``orjson.loads(text)``, or ``UNREAD`` where it is not strict JSON."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return UNREAD
 
 
 def _skip_space(text: str, pos: int) -> int:
@@ -190,8 +206,9 @@ class _Envelope:
     def __init__(self, sc: TextScanner, bare: bool) -> None:
         self.sc = sc
         self.bare = bare  # no marker announced a call: a nameless object is text
-        self.outer = JsonScanner()
-        self.inner = JsonScanner()
+        # made once the object is read as it streams (not when it is here whole)
+        self.outer: JsonScanner | None = None
+        self.inner: JsonScanner | None = None
         self.parts: list[str] = []
         self.size = 0
         self.phase = _HEAD
@@ -226,7 +243,10 @@ class _Envelope:
                 sc._pos = end
                 return self._whole(buf[pos:end])
         if self.phase == _HEAD or self.phase == _BUFFER:
-            end = self.outer.scan_to_close(buf, pos)
+            outer = self.outer
+            if outer is None:
+                outer = self.outer = JsonScanner()
+            end = outer.scan_to_close(buf, pos)
             stop = len(buf) if end < 0 else end
             self.parts.append(buf[pos:stop])
             self.size += stop - pos
@@ -261,16 +281,19 @@ class _Envelope:
         self.head, self.args_from = head, m.end()
         self.sc.keep_markup()
         # the object is one level deep once its arguments close
-        self.outer = JsonScanner()
-        self.outer.depth, self.outer.started = 1, True
+        self.inner = JsonScanner()
+        self.outer = outer = JsonScanner()
+        outer.depth, outer.started = 1, True
         self._after_header(head, m.end())  # cannot close: the object did not within ``head``
 
     def _after_header(self, text: str, pos: int) -> int:
         """Stream argument text from ``text[pos:]``, then follow the object's tail
         (normally ``}``). Answers the offset just past the object's close, or -1
         when it is still open (all of ``text`` read)."""
+        inner, outer = self.inner, self.outer
+        assert inner is not None and outer is not None  # made with the header
         if self.phase == _ARGS:
-            end = self.inner.scan_to_close(text, pos)
+            end = inner.scan_to_close(text, pos)
             stop = len(text) if end < 0 else end
             if stop > pos:
                 self.sc.arguments(self.index, text[pos:stop])
@@ -279,7 +302,7 @@ class _Envelope:
                 return -1
             self.phase = _TAIL
             pos = end
-        end = self.outer.scan_to_close(text, pos)
+        end = outer.scan_to_close(text, pos)
         self.tail.append(text[pos : len(text) if end < 0 else end])
         return end
 
@@ -430,6 +453,46 @@ def envelope_list(sc: TextScanner, *, opened: bool = False) -> Grammar:
             sc.skip(1)
             if r == "]":
                 return CALL
+
+
+def whole_envelope(sc: TextScanner, closing: tuple[str, ...], *, take: bool = True) -> bool:
+    """An envelope in the usual shape (name, then arguments), its ``}`` and then the
+    first of ``closing``, all in the buffer (text fed whole, a large read): read at
+    once, as one call; ``take``: the tag is consumed too, else left to what follows.
+    The arguments are taken from the header to the ``}`` before the tag and must be
+    strict JSON: then they are the value the bracket scan of ``envelope`` would find,
+    orjson's reading of them is handed on to the finisher, and the call is the one
+    the streaming path reads (F15). False, nothing consumed, for anything else (the
+    tag inside a string, other members, several objects, no tag yet).
+
+    Measured with callgrind on 2 KB of Hermes text with 4 calls: about 65 K
+    instructions less per call than ``envelope`` (its requests, the bracket scan of
+    the arguments, the reading of them in the finisher)."""
+    buf, pos = sc._buf, sc._pos
+    m = _SPACED_HEADER.match(buf, pos)
+    if m is None:
+        return False
+    end = -1
+    for tag in closing:
+        found = sc.find_ahead(tag)
+        if found >= 0 and (end < 0 or found < end):
+            end, size = found, len(tag)
+    if end < m.end() or end == sc.whole_missed:
+        return False
+    tail = buf[m.end() : end]
+    obj = tail.rstrip(" \t\r\n")
+    arguments = obj[:-1].rstrip()  # \s, as ``_skip_space`` skips before the ``}``
+    loaded = UNREAD
+    if obj.endswith("}") and not (take and len(tail) - len(obj) > WS_LIMIT):
+        loaded = loads_or_unread(arguments)
+    if loaded is UNREAD:
+        # the calls before the same tag (several objects in a row, tags left open)
+        # are read by ``envelope``, not copied out again each
+        sc.whole_missed = end
+        return False
+    sc._pos = end + size if take else m.end() + len(obj)
+    sc.whole_call(m.group(1), arguments, loaded=loaded)
+    return True
 
 
 def envelopes(sc: TextScanner, closing: tuple[str, ...] = (), *, bare: bool = False) -> Grammar:

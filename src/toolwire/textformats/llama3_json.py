@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from toolwire.textformats.jsoncalls import CALL, envelope
+from toolwire.textformats.jsoncalls import CALL, envelope, whole_envelope
 from toolwire.textformats.scanner import Grammar, TextScanner
 
 _OBJECT = re.compile(r"[ \t\r\n]{0,64}(?=\{)")
@@ -46,7 +46,7 @@ class Llama3JsonExtractor(TextScanner):
 
     def _sequence(self, *, bare: bool, first_read: bool = False) -> Grammar:
         while True:
-            if not first_read:
+            if not first_read and not whole_envelope(self, self.STRAY, take=False):
                 outcome = yield from envelope(self, bare=bare)
                 if outcome != CALL:
                     return

@@ -12,6 +12,7 @@ class _Need:
 
 
 NEED: Final = _Need()  # a request cannot be answered until more text arrives
+WS_LIMIT: Final = 256  # whitespace allowed between a marker and what must follow it
 
 Emit = Callable[[str], None]
 Request = tuple[Any, ...]

@@ -21,16 +21,16 @@ from typing import Any
 
 from toolwire.assemble import CallAssembler, JsonScanner
 from toolwire.names import resolve_tool_name
+from toolwire.repair.strict import UNREAD
 from toolwire.spec import ToolSpec
 from toolwire.textformats import loose
 from toolwire.textformats.jsonend import container_end
-from toolwire.textformats.need import NEED, Emit, Grammar, Request, _Need
+from toolwire.textformats.need import NEED, WS_LIMIT, Emit, Grammar, Request, _Need
 
 __all__ = ["NEED", "Emit", "Grammar", "Markers", "MarkupCall", "Request", "TextScanner", "_Need"]
 
 
 _SPACE = frozenset(" \t\r\n")
-_WS_LIMIT = 256  # whitespace allowed between a marker and what must follow it
 _PUSH_BACK_LIMIT = 64  # the longest text ``push_back`` may give back
 _SHORT = 256  # text shorter than this is searched with the markers' regex alone
 
@@ -214,8 +214,13 @@ class TextScanner:
         # before ``_markup_from`` that a feed compacted away is in ``_markup``
         self._markup: list[str] | None = None
         self._markup_from = 0
+        # ``find_ahead``'s answers for the text fed so far: (searched from, found at)
+        self._ahead: dict[str, tuple[int, int]] = {}
+        self.whole_missed = -1  # see ``jsoncalls.whole_envelope``
         self._reasoning = start_in_reasoning
         self._build_markers()
+        self._gen: Grammar | None = None
+        self._req: Request | None = None
         self._start()
 
     # -- public API ---------------------------------------------------------------
@@ -239,6 +244,11 @@ class TextScanner:
             self._pos -= keep
         else:
             self._buf += text
+        if self._ahead:
+            self._ahead = {}
+            self.whole_missed = -1
+        if self._gen is None:  # text after close: a fresh scan
+            self._start()
         self._drive()
 
     def close(self) -> None:
@@ -252,10 +262,18 @@ class TextScanner:
         # text fed after close (a provider sending content after its finish reason)
         # starts a fresh scan rather than being lost
         self._buf, self._pos, self._eof = "", 0, False
+        self._ahead = {}
+        self.whole_missed = -1
         self._markup = None
         self._reasoning = False
-        if not self._failed:
-            self._start()
+        self._drop_grammar()
+
+    def _drop_grammar(self) -> None:
+        """Forget the grammar; the next feed starts a fresh one. Until then nothing
+        refers back to the extractor (its grammar's generator and requests do), so it
+        is freed as soon as it is dropped, not left to the cycle collector with its
+        sink and every event (which a callgrind count would not see either)."""
+        self._gen, self._req = None, None
 
     # -- driving the grammar ----------------------------------------------------
 
@@ -267,12 +285,12 @@ class TextScanner:
             self._reason_markers = reason
 
     def _start(self) -> None:
-        self._gen = self.run()
-        self._req: Request | None = next(self._gen)
+        gen = self._gen = self.run()
+        self._req = next(gen)
 
     def _drive(self) -> None:
-        req = self._req
-        if req is None:
+        req, gen = self._req, self._gen
+        if req is None or gen is None:
             return
         idle = 0
         try:
@@ -285,7 +303,7 @@ class TextScanner:
                 idle = idle + 1 if self._pos == pos else 0
                 if idle > 10_000:
                     raise RuntimeError("the grammar made no progress")
-                req = self._gen.send(res)
+                req = gen.send(res)
         except StopIteration:
             req = None
         except Exception as exc:  # never raise on model text: report, pass text through
@@ -404,7 +422,7 @@ class TextScanner:
         i = pos
         while i < n and buf[i] in _SPACE:
             i += 1
-        if i - pos > _WS_LIMIT:
+        if i - pos > WS_LIMIT:
             return False
         ordered = _longest_first(literals)
         longest = len(ordered[0])
@@ -548,6 +566,19 @@ class TextScanner:
         m = yield (self.until, markers, parts.append, False)
         return "".join(parts), m
 
+    def find_ahead(self, literal: str) -> int:
+        """Where ``literal`` next occurs in the buffer at or after the current position
+        (-1: nowhere yet). Answers are kept until the next feed, so calls that each look
+        ahead for their closing tag search the text once between them, not each to the
+        buffer's end (linear when the tags never come, F22)."""
+        pos = self._pos
+        known = self._ahead.get(literal)
+        if known is not None and known[0] <= pos and (known[1] < 0 or known[1] >= pos):
+            return known[1]
+        found = self._buf.find(literal, pos)
+        self._ahead[literal] = (pos, found)
+        return found
+
     def push_back(self, text: str) -> None:
         """Un-consume ``text`` (at most ``_PUSH_BACK_LIMIT`` characters), which was
         consumed last, possibly before the latest feed."""
@@ -608,14 +639,16 @@ class TextScanner:
         *,
         raw: str | None = None,
         id: str | None = None,
+        loaded: Any = UNREAD,
     ) -> None:
         """A call read at once; ``repairs``: what reading its envelope took;
         ``unreadable``: why ``value``, raw text, could not be read (the call is then
         invalid, never repaired or taken for a cut-off); ``raw``: with an object for
-        ``value``, the text it was read from as sent (its raw arguments)."""
+        ``value``, the text it was read from as sent (its raw arguments); ``loaded``:
+        with text for ``value``, ``orjson.loads`` of it, when it was read already."""
         if id is None and not unreadable and isinstance(value, str):
             index = self._next_index
-            if self.sink.whole_call(index, name, value, repairs):
+            if self.sink.whole_call(index, name, value, repairs, loaded):
                 self._next_index += 1
                 return
         index = self.begin_call(name, id, repairs=repairs)
