@@ -8,9 +8,12 @@ official MCP client talks to the in-repo test server directly, another to the fr
 of the test server's ``echo`` alternate between them. With ``--fastmcp-python`` (the
 Python of a separate environment with ``fastmcp<3``, which needs ``mcp<2``), a third
 client talks to FastMCP's proxy over the same two backends, prefixes off, in the same
-rotation. Wall time per round trip; reports p50/p99 of each and of
-the added time. Both sides are separate processes on a shared machine, so the
-figures include scheduling noise: compare medians from the same run. On Linux it also
+run but in a rotation of its own with the direct calls, after toolwire's (its proxy
+spends some 27 ms of CPU per call, which on 2 cores lands in whatever is measured
+beside it). Wall time per round trip; reports p50/p99 of each and of the added time
+(each call against the direct call of the same round). Both sides are separate
+processes on a shared machine, so the figures include scheduling noise: compare
+medians from the same run. On Linux it also
 reports the CPU time each server process spent per call (from ``/proc``), which
 scheduling delays do not inflate; ``bench_mcp_front_ir.py`` counts instructions.
 """
@@ -94,7 +97,12 @@ async def main(calls: int, fastmcp_python: str | None, base_src: str | None) -> 
         if fastmcp_python:
             proxy_args = [str(ROOT / "bench" / "fastmcp_proxy.py"), str(cfg)]
             paths["fastmcp"] = StdioServerParameters(command=fastmcp_python, args=proxy_args)
+        # rotations, each alternating its paths with the direct calls
+        rotations = [[n for n in paths if n != "fastmcp"]]
+        if "fastmcp" in paths:
+            rotations.append(["direct", "fastmcp"])
         times: dict[str, list[float]] = {name: [] for name in paths}
+        direct_of: dict[str, list[float]] = {}  # the direct calls of each path's rounds
         async with AsyncExitStack() as stack:
             clients = {
                 name: await stack.enter_async_context(Client(stdio_client(p)))
@@ -104,18 +112,28 @@ async def main(calls: int, fastmcp_python: str | None, base_src: str | None) -> 
                 for _ in range(20):
                     await c.call_tool("echo", {"text": "hi"})
             pids = _server_pids(list(clients))
-            cpu_before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
-            for _ in range(calls):
-                for name, c in clients.items():
-                    t0 = time.perf_counter()
-                    r = await c.call_tool("echo", {"text": "hi"})
-                    times[name].append((time.perf_counter() - t0) * 1000)
-                    assert not r.is_error
-            cpu = {n: (_cpu_seconds(p) - cpu_before[n]) * 1000 / calls for n, p in pids.items()}
+            cpu: dict[str, float] = {}
+            for rotation in rotations:
+                cpu_before = {n: _cpu_seconds(pids[n]) for n in rotation if n in pids}
+                direct: list[float] = []
+                for _ in range(calls):
+                    for name in rotation:
+                        t0 = time.perf_counter()
+                        r = await clients[name].call_tool("echo", {"text": "hi"})
+                        elapsed = (time.perf_counter() - t0) * 1000
+                        (direct if name == "direct" else times[name]).append(elapsed)
+                        assert not r.is_error
+                for name in rotation:
+                    if name in pids and name not in cpu:
+                        spent = _cpu_seconds(pids[name]) - cpu_before[name]
+                        cpu[name] = spent * 1000 / calls
+                    if name != "direct":
+                        direct_of[name] = direct
+                times["direct"] += direct
     rows = dict(times)
     for name in paths:
         if name != "direct":  # each call against the direct call of the same round
-            pairs = zip(times[name], times["direct"], strict=True)
+            pairs = zip(times[name], direct_of[name], strict=True)
             rows[f"{name} added"] = [t - d for t, d in pairs]
     for name, values in rows.items():
         print(
