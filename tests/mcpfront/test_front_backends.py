@@ -119,6 +119,36 @@ async def test_a_crashed_backend_stays_listed_and_is_unavailable_until_back(
     assert statuses[-1] == ("echo", "ok")
 
 
+async def test_a_backend_that_stalls_when_started_again_does_not_hold_the_call(
+    tmp_path: Path,
+) -> None:
+    """After a crash the backend hangs at start (npx fetching, a dead mount): the next
+    call hears "server unavailable" after a short wait, not after the start-up timeout
+    (before: it waited the whole 5 s and was recorded as a timeout)."""
+    stall = tmp_path / "stall"
+    never = tmp_path / "never"
+    wrapper = (
+        f"if [ -e {stall} ]; then exec sleep 1000; fi; "
+        f"exec {sys.executable} {TEST_SERVER} stdio down-while {never}"
+    )
+    servers = {"frail": {"command": "sh", "args": ["-c", wrapper], "timeout": 5}}
+    db = tmp_path / "audit.db"
+    params = front_params(tmp_path, servers, "--audit", str(db))
+    async with Client(stdio_client(params), cache=None) as client:
+        assert not (await client.call_tool("echo", {"text": "up"})).is_error
+        stall.touch()
+        assert (await client.call_tool("crash", {})).is_error
+        with anyio.fail_after(4):
+            first = await client.call_tool("echo", {"text": "x"})
+        assert first.is_error and "server unavailable" in text_of(first)
+        assert "being started again" in text_of(first)
+        with anyio.fail_after(1):  # the restart still going on: at once
+            second = await client.call_tool("echo", {"text": "y"})
+        assert second.is_error and "being started again" in text_of(second)
+        assert "echo" in {t.name for t in (await client.list_tools()).tools}
+    assert [r["status"] for r in records(db)] == ["ok", "tool_error", "tool_error", "tool_error"]
+
+
 async def test_a_call_that_times_out_cancels_the_backend_call(tmp_path: Path) -> None:
     flag = tmp_path / "cancelled"
     db = tmp_path / "audit.db"

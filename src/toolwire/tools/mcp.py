@@ -37,6 +37,7 @@ _T = TypeVar("_T")
 
 MAX_PAGES = 100  # a server whose cursor never ends cannot hang discovery
 STARTUP_TIMEOUT = 60.0  # seconds for start-up and discovery when no timeout is configured
+RESTART_WAIT = 2.0  # seconds a call waits for its server to start again before "unavailable"
 RETRY_FIRST = 1.0  # seconds before trying again to start a server that would not start
 RETRY_MAX = 30.0  # the wait doubles after each failed try, up to this
 
@@ -230,7 +231,7 @@ class MCPToolset:
         self._connection: _Connection | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
         self._stack: AsyncExitStack | None = None
-        self._reconnecting = anyio.Lock()
+        self._restarting = False
         self.on_tools_changed: list[Callable[[MCPToolset], Awaitable[None]]] = []
 
     @property
@@ -415,26 +416,49 @@ class MCPToolset:
             return connection
         if self._tasks is None:
             raise RuntimeError(f"MCP toolset {self.name!r} is not connected")
-        if self._retrying or self._reconnecting.locked():
+        if self._retrying or self._restarting:
             # Never wait on a server that is down: the caller hears so at once.
             raise self._unavailable(f"{self._down_reason}; it is being started again")
-        async with self._reconnecting:
-            if self._connection is connection:  # nobody restarted it meanwhile
-                if connection is not None:
-                    connection.close()
-                self.restarts += 1
-                try:
-                    started = await self._connect()
-                except MCPServerError as exc:
-                    self._down_reason = f"could not be started again: {exc.problem}"
-                    self._start_retrying()
-                    raise self._unavailable(
-                        f"{self._down_reason}; trying again in {RETRY_FIRST:g} s"
-                    ) from None
-                # A server started again may offer other tools than before.
-                await self._set_tools(started.tools)
-        assert self._connection is not None
-        return self._connection
+        # The restart runs in the background: a server that stalls at start (npx
+        # fetching, a dead mount) must not hold this call for the start-up timeout.
+        self._restarting = True
+        restarted = anyio.Event()
+        self._tasks.start_soon(self._restart, connection, restarted)
+        with anyio.move_on_after(self._restart_wait):
+            await restarted.wait()  # a quick restart still serves this call
+        fresh = self._connection
+        if fresh is not None and not fresh.broken and fresh is not connection:
+            return fresh
+        if self._retrying:  # the restart failed; the backoff retries have begun
+            raise self._unavailable(f"{self._down_reason}; trying again in {RETRY_FIRST:g} s")
+        if restarted.is_set():  # started, then closed again at once
+            raise self._unavailable(f"{self._down_reason}; it is started again on the next call")
+        raise self._unavailable(f"{self._down_reason}; it is being started again")
+
+    @property
+    def _restart_wait(self) -> float:
+        """How long a call waits for a restart: short, and within the call's timeout."""
+        timeout = self.config.timeout
+        return min(RESTART_WAIT, timeout / 2) if timeout else RESTART_WAIT
+
+    async def _restart(self, connection: _Connection | None, done: anyio.Event) -> None:
+        """Start the server again once; on failure, keep trying with backoff."""
+        try:
+            if connection is not None:
+                connection.close()
+            self.restarts += 1
+            try:
+                started = await self._connect()
+            except MCPServerError as exc:
+                self._down_reason = f"could not be started again: {exc.problem}"
+                self._log(f"{exc}; trying again in {RETRY_FIRST:g} s")
+                self._start_retrying()  # before _restarting clears: no gap for a call
+                return
+            # A server started again may offer other tools than before.
+            await self._set_tools(started.tools)
+        finally:
+            self._restarting = False
+            done.set()
 
     def _unavailable(self, why: str) -> MCPToolError:
         return MCPToolError(self.name, types.CONNECTION_CLOSED, f"server unavailable: {why}")
