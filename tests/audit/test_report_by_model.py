@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from toolwire.audit import ExecutionRecord, JSONLSink, SQLiteSink
+from toolwire.audit.record import Status
 from toolwire.cli.audit_cmd import app as audit_app
 from toolwire.events import CallStatus, ToolCall
 from toolwire.gateway.delivery import PassedCall, call_record
@@ -104,3 +105,47 @@ def test_report_by_something_else_is_refused_in_one_line(tmp_path: Path) -> None
     )
     assert result.exit_code == 2 and "give tool or model" in result.output
     assert "Traceback" not in result.output
+
+
+def engine_record(
+    status: Status, repairs: tuple[str, ...], error_type: str | None = None
+) -> ExecutionRecord:
+    return ExecutionRecord(
+        "r",
+        "c",
+        "search",
+        status,
+        time.time(),
+        1.0,
+        error_type=error_type,
+        repairs=repairs,
+        extra={"model": "m"},
+    )
+
+
+# One record of each status, each carrying repair attempts: only the calls taken on
+# repaired arguments count as repaired (before: the invalid ones did too).
+EACH_STATUS = [
+    gateway_record("m", "complete"),
+    gateway_record("m", "repaired", ("trailing_comma",)),
+    gateway_record("m", "invalid", ("single_quote",)),
+    gateway_record("m", "truncated", ("close_brackets",)),
+    engine_record("ok", ("coerce: '3' -> 3",)),
+    engine_record("tool_error", ("coerce: '4' -> 4",)),  # ran on repaired arguments
+    engine_record("invalid_args", ("python_literal",)),
+    engine_record("invalid_args", ("close_brackets",), error_type="truncated_arguments"),
+    engine_record("truncated", ("close_brackets",)),
+]
+
+
+def test_only_calls_taken_on_repaired_arguments_count_as_repaired() -> None:
+    from toolwire.audit.report import build_model_report, build_report
+    from toolwire.dashboard import dashboard
+
+    (model,) = build_model_report(EACH_STATUS)
+    assert (model.calls, model.repaired_calls, model.repaired_share) == (9, 3, 0.3333)
+    assert model.top_repairs == {"coerce: '3' -> 3": 1, "coerce: '4' -> 4": 1, "trailing_comma": 1}
+    (tool,) = build_report(EACH_STATUS, {}).tools
+    assert tool.repaired_calls == 3
+    (kinds,) = dashboard(EACH_STATUS, {})["repairs"]
+    assert kinds == {"model": "m", "calls": 9, "kinds": {"coerce": 2, "trailing_comma": 1}}

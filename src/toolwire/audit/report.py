@@ -28,6 +28,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
 
 
+def ran_repaired(record: ExecutionRecord) -> bool:
+    """Whether the call was taken on repaired arguments: the parser's status was
+    ``repaired``. A refused call's repairs (``invalid``, ``truncated``: attempts on
+    arguments that stayed unusable) do not make it a repaired call."""
+    on_wire = record.extra.get("call_status")
+    if isinstance(on_wire, str):
+        return on_wire == "repaired"  # the gateway's: the parser's status
+    # the engine's: it refuses invalid and cut-off arguments as invalid_args
+    return bool(record.repairs) and record.status not in ("invalid_args", "truncated")
+
+
 @dataclass(slots=True)
 class ToolStats:
     tool: str
@@ -89,9 +100,7 @@ def build_model_report(records: Iterable[ExecutionRecord]) -> list[ModelStats]:
         model = name if isinstance(name, str) else None
         st = per_model.setdefault(model, ModelStats(model=model))
         st.calls += 1
-        # a cut call's repairs (of its partial arguments) did not make it usable: it
-        # counts as truncated, not repaired
-        repaired = rec.repairs if rec.status != "truncated" else ()
+        repaired = rec.repairs if ran_repaired(rec) else ()
         if repaired:
             st.repaired_calls += 1
         if rec.status == "truncated":
@@ -121,7 +130,7 @@ def build_report(
         st.by_status[rec.status] = st.by_status.get(rec.status, 0) + 1
         if rec.status != "ok":
             st.failures += 1
-        if rec.repairs and rec.status != "truncated":  # a cut call was not repaired
+        if ran_repaired(rec):
             st.repaired_calls += 1
         st.violations += len(rec.violations)
         st.result_tokens += rec.result_tokens

@@ -6,8 +6,9 @@
   ``repaired``, ``invalid``, ``truncated``, or the engine's outcome when it ran and
   failed (``tool_error``, ``timeout``, ``denied``, ``pending_approval``,
   ``cancelled``).
-- ``repairs``: per model, calls that needed each kind of repair (the part of a
-  repair's name before the first ``:``: ``python_literal``, ``coerce``, ``name``…).
+- ``repairs``: per model, calls taken on repaired arguments, by each kind of repair
+  (the part of a repair's name before the first ``:``: ``python_literal``, ``coerce``,
+  ``name``…); an invalid or truncated call's repair attempts are not counted.
 - ``truncations``: per model, cut-off calls, and how many of them were held back
   from the client (the gateway never delivers one; the loop never runs one).
 - ``tokens_per_solved_task``: per model and per tool, by ``toolwire audit report``'s
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolwire.audit.record import ExecutionRecord, TaskRecord
-from toolwire.audit.report import build_report, percentile
+from toolwire.audit.report import build_report, percentile, ran_repaired
 
 NO_MODEL = "(none)"
 CALL_STATUSES = (
@@ -121,7 +122,8 @@ def dashboard(
         per_model[model].append(record)
         counts = series.setdefault((model, status), [0] * count)
         counts[min(count - 1, int((record.started_at - origin) // width))] += 1
-        repairs[model].update({repair_kind(r) for r in record.repairs})
+        if ran_repaired(record):  # a refused call's repair attempts are no repairs
+            repairs[model].update({repair_kind(r) for r in record.repairs})
         if status == "truncated":
             truncated[model] += 1
             if record.extra.get("delivered") is not True:
