@@ -22,6 +22,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# Before the SDK's imports: a failed restart must fail fast, even on a loaded machine
+# (a call waits for a restart only a short time).
+if sys.argv[2:3] == ["down-while"] and sys.argv[1] == "stdio" and Path(sys.argv[3]).exists():
+    sys.exit(4)
+
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import NotificationOptions, Server
@@ -61,8 +66,6 @@ TOOLS = [
     ),
 ]
 MODE = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "stdio" else ""
-if MODE == "down-while" and Path(sys.argv[3]).exists():
-    sys.exit(4)
 if MODE in ("crash-once", "down-while"):
     TOOLS.append(
         types.Tool(name="crash", description="Kill the server.", input_schema={"type": "object"})

@@ -256,6 +256,7 @@ async def test_a_crashed_server_is_started_again_on_the_next_call(tmp_path: Path
         {"command": sys.executable, "args": [TEST_SERVER, "stdio", "crash-once", str(marker)]},
     )
     async with MCPToolset(cfg) as ts:
+        ts.restart_wait = 30  # the restart serves the call, however loaded the machine
         engine, sink = engine_for(ts)
         crashed = await engine.call("crash", {})
         assert crashed.status == "tool_error" and "Connection closed" in crashed.content
@@ -264,6 +265,31 @@ async def test_a_crashed_server_is_started_again_on_the_next_call(tmp_path: Path
         assert (await engine.call("echo", {"text": "back"})).content == "back"
         assert ts.restarts == 1
         assert [r.status for r in sink.records] == ["tool_error", "ok", "ok"]
+
+
+async def test_a_server_that_stalls_when_started_again_does_not_hold_calls(
+    tmp_path: Path,
+) -> None:
+    """The restart runs in the background: the call waits for it only ``restart_wait``
+    (before: the whole start-up timeout, recorded as a timeout)."""
+    stall, never = tmp_path / "stall", tmp_path / "never"
+    wrapper = (
+        f"if [ -e {stall} ]; then exec sleep 1000; fi; "
+        f"exec {sys.executable} {TEST_SERVER} stdio down-while {never}"
+    )
+    cfg = parse_server("frail", {"command": "sh", "args": ["-c", wrapper], "timeout": 10})
+    async with MCPToolset(cfg) as ts:
+        ts.restart_wait = 0.5
+        engine, sink = engine_for(ts)
+        stall.touch()
+        assert (await engine.call("crash", {})).status == "tool_error"
+        with anyio.fail_after(5):
+            first = await engine.call("echo", {"text": "x"})
+            second = await engine.call("echo", {"text": "y"})
+        for r in (first, second):
+            assert r.status == "tool_error" and "being started again" in r.content
+        assert ts.restarts == 1 and [t.remote_name for t in ts.tools].count("echo") == 1
+        assert [r.status for r in sink.records] == ["tool_error"] * 3
 
 
 # --------------------------------------------------------------- streamable HTTP

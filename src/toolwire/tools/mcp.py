@@ -232,6 +232,7 @@ class MCPToolset:
         self._tasks: anyio.abc.TaskGroup | None = None
         self._stack: AsyncExitStack | None = None
         self._restarting = False
+        self.restart_wait = RESTART_WAIT  # the most a call waits for a restart
         self.on_tools_changed: list[Callable[[MCPToolset], Awaitable[None]]] = []
 
     @property
@@ -439,7 +440,7 @@ class MCPToolset:
     def _restart_wait(self) -> float:
         """How long a call waits for a restart: short, and within the call's timeout."""
         timeout = self.config.timeout
-        return min(RESTART_WAIT, timeout / 2) if timeout else RESTART_WAIT
+        return min(self.restart_wait, timeout / 2) if timeout else self.restart_wait
 
     async def _restart(self, connection: _Connection | None, done: anyio.Event) -> None:
         """Start the server again once; on failure, keep trying with backoff."""
