@@ -425,7 +425,7 @@ class MCPToolset:
         self._restarting = True
         restarted = anyio.Event()
         self._tasks.start_soon(self._restart, connection, restarted)
-        with anyio.move_on_after(self._restart_wait):
+        with anyio.move_on_after(self._wait_for_restart):
             await restarted.wait()  # a quick restart still serves this call
         fresh = self._connection
         if fresh is not None and not fresh.broken and fresh is not connection:
@@ -437,7 +437,7 @@ class MCPToolset:
         raise self._unavailable(f"{self._down_reason}; it is being started again")
 
     @property
-    def _restart_wait(self) -> float:
+    def _wait_for_restart(self) -> float:
         """How long a call waits for a restart: short, and within the call's timeout."""
         timeout = self.config.timeout
         return min(self.restart_wait, timeout / 2) if timeout else self.restart_wait
