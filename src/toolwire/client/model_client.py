@@ -349,7 +349,12 @@ class ModelClient:
         return f"{self.base_url}/models/{name}:{method}"
 
     def _request_headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json", **self._headers}
+        return {"content-type": "application/json", **self._headers, **self.auth_headers()}
+
+    def auth_headers(self) -> dict[str, str]:
+        """What any request to this upstream carries besides its body: the caller's
+        headers, Anthropic's version, the key (a model listing needs them too)."""
+        headers = dict(self._headers)
         if self.format == "anthropic":
             headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
         key = self._key_header()

@@ -168,7 +168,7 @@ def create_app(config: GatewayConfig, limiter: Limiter | None = None) -> Starlet
         else:
             limiter = LocalLimiter(config.limits)
     anonymous = key_id("")  # without keys, every client is the same one
-    model_names = ModelNames(config)
+    model_names = ModelNames(config, clients)
 
     def caller(request: Request) -> str | None:
         """The id of the key the request carries; None: not a gateway key."""

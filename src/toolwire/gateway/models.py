@@ -6,13 +6,14 @@ gives an empty list, as a gateway that knows no names."""
 from __future__ import annotations
 
 import logging
-import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
-from toolwire.gateway.config import GatewayConfig, ModelRoute
+from toolwire.client import ModelClient
+from toolwire.gateway.config import GatewayConfig
 
 log = logging.getLogger("toolwire.gateway")
 
@@ -20,22 +21,10 @@ LIST_TTL = 60.0  # seconds a fetched list (or a failure) stands
 _TIMEOUT = 5.0
 
 
-def _listing(route: ModelRoute) -> tuple[str, dict[str, str]]:
-    """Where the upstream lists its models, and the headers with its key."""
-    base = route.upstream_url.rstrip("/")
-    key = os.environ.get(route.upstream_key_env)
-    headers: dict[str, str] = {}
-    if route.upstream_format == "anthropic":
-        headers["anthropic-version"] = "2023-06-01"
-        if key:
-            headers["x-api-key"] = key
-    elif route.upstream_format == "gemini":
-        if key:
-            headers["x-goog-api-key"] = key
-    elif key:
-        headers["authorization"] = f"Bearer {key}"
-    path = "/api/tags" if route.upstream_format == "ollama" else "/models"
-    return base + path, headers
+def _listing(client: ModelClient) -> tuple[str, dict[str, str]]:
+    """Where the upstream lists its models, and the headers its requests carry."""
+    path = "/api/tags" if client.format == "ollama" else "/models"
+    return client.base_url + path, client.auth_headers()
 
 
 def _names(value: Any) -> list[str]:
@@ -56,8 +45,9 @@ def _names(value: Any) -> list[str]:
 class ModelNames:
     """The list of one gateway, kept between requests."""
 
-    def __init__(self, config: GatewayConfig) -> None:
+    def __init__(self, config: GatewayConfig, clients: Mapping[str, ModelClient]) -> None:
         self.config = config
+        self.clients = clients  # the gateway's, by route name: the same URL and key
         self._fetched: list[str] = []
         self._fetched_at: float | None = None
 
@@ -69,11 +59,11 @@ class ModelNames:
         now = time.monotonic()
         if self._fetched_at is None or now - self._fetched_at > LIST_TTL:
             self._fetched_at = now
-            self._fetched = await self._fetch(route)
+            self._fetched = await self._fetch(self.clients[route.name])
         return self._fetched
 
-    async def _fetch(self, route: ModelRoute) -> list[str]:
-        url, headers = _listing(route)
+    async def _fetch(self, client: ModelClient) -> list[str]:
+        url, headers = _listing(client)
         try:
             async with httpx.AsyncClient(timeout=_TIMEOUT) as http:
                 response = await http.get(url, headers=headers)
