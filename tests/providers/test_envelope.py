@@ -84,6 +84,65 @@ def test_nothing_is_learned_from_an_ambiguous_block() -> None:
     assert learn(escaped + b', "x": {"arguments": "a"}}', "a") is None
 
 
+EXTRA_KEYS = st.sampled_from(["arguments", "x", 'a"b', "a\\b", "é", "argumentsx"])
+EXTRA_VALUES = st.one_of(
+    st.text(alphabet='ab"\\é\n', max_size=6),
+    st.integers(),
+    st.dictionaries(EXTRA_KEYS, st.text(alphabet='a"\\', max_size=3), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet='ab{}"\\é\n', max_size=8),
+    st.dictionaries(EXTRA_KEYS, EXTRA_VALUES, max_size=3),
+    st.dictionaries(EXTRA_KEYS, EXTRA_VALUES, max_size=3),
+    st.booleans(),
+    st.integers(0, 3),
+    st.sampled_from([b"", b"event: x\n", b"id: 1\n", b"event: x\nretry: 5\n"]),
+    st.sampled_from(["", "top", "nested"]),
+)
+def test_learning_without_the_probe_learns_what_the_probe_would(
+    args: str,
+    top: dict[str, Any],
+    function: dict[str, Any],
+    ascii_only: bool,
+    escape_at: int,
+    head: bytes,
+    decoy: str,
+) -> None:
+    """Data with no backslash outside the string found skips the probe: it must learn
+    exactly what the probe would, and never from a decoy member."""
+    if decoy == "top":
+        top = {**top, "arguments": args}  # the same value under the same key elsewhere
+    elif decoy == "nested":
+        top = {**top, "x": {"arguments": args}}
+    chunk: dict[str, Any] = {
+        **top,
+        "choices": [
+            {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {**function}}]}}
+        ],
+    }
+    chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = args
+    data = json.dumps(chunk, ensure_ascii=ascii_only).encode()
+    keys = [i for i in range(len(data)) if data.startswith(b'"arguments"', i)]
+    if escape_at < len(keys):  # one key written with an escape: the same key to JSON
+        i = keys[escape_at]
+        data = data[:i] + b'"argum\\u0065nts"' + data[i + 11 :]
+    block = head + b"data: " + data
+    try:
+        value = read_arguments(json.loads(data))
+    except (KeyError, TypeError):
+        return  # the decoder would not have read this value there
+    with mock.patch("toolwire.providers.envelope._needs_probe", return_value=True):
+        probed = learn(block, value)
+    found = learn(block, value)
+    assert (found is None) == (probed is None)
+    if found is not None and probed is not None:
+        assert (found.prefix, found.suffix) == (probed.prefix, probed.suffix)
+        assert found.read(block) == value
+
+
 @contextmanager
 def no_envelopes() -> Iterator[None]:
     with mock.patch.object(SSEWireDecoder, "learn", lambda *args, **kwargs: None):

