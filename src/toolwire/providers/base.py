@@ -209,9 +209,16 @@ class SSEWireDecoder(WireDecoder):
         self.learning = [self.learn_after] * _ROLES
 
     def feed(self, data: bytes | str) -> None:
-        sse = self._sse
+        self._blocks(self._sse.feed_blocks(data))
+
+    def _blocks(self, blocks: list[bytes]) -> None:
+        """Read blocks: by their envelope where one fits, else the common block
+        (``_read``'s first step, inlined: a call per message costs a short stream about
+        a twentieth, callgrind), else ``_read``."""
         sink = self.sink
         loads = orjson.loads
+        end_block = self.end_block
+        common_block = _common_block if self.reads_json else None
         hits = self._hits
         run: list[str] = []  # argument text for ``run_slot``, not handed over yet
         run_slot = -1
@@ -219,7 +226,7 @@ class SSEWireDecoder(WireDecoder):
         envelope = self._envelope
         # the envelope's fields as locals: Envelope.read, inlined, is the hot path
         prefix, suffix, start, stop, core, arguments, role, slot = _unpack(envelope)
-        for block in sse.feed_blocks(data):
+        for block in blocks:
             if envelope is not None and block.startswith(prefix):
                 # Ends that overlap leave less than two bytes between them, and that
                 # does not read as a string; what reads at all is a str: it opens with "
@@ -270,7 +277,33 @@ class SSEWireDecoder(WireDecoder):
                 hits += len(run)
                 run = []
             self._hits = hits
-            self._read(block)
+            if block == end_block:
+                self.finished = True  # what ``on_message`` makes of it, at a compare's cost
+                continue
+            value = event = None
+            common = common_block(block) if common_block is not None else None
+            if common is not None:
+                event, data = common[1], common[2]
+                try:
+                    value = loads(data)
+                except orjson.JSONDecodeError:
+                    value = None  # for the repair ladder, in ``_read``
+            if type(value) is dict:
+                # the common block: one data line holding a JSON object (after an
+                # ``event:`` line or not), parsed from its bytes: orjson takes only
+                # valid UTF-8, so such a block holds no bytes to mark, and the text of
+                # the message is decoded only if it is needed
+                self._block = block
+                self.repaired = False
+                try:
+                    self.on_json(value, event, data)
+                except Exception as exc:  # as ``dispatch``
+                    sink.error(
+                        f"could not interpret {self.format_name} message: {exc!r}",
+                        data.decode("utf-8", "replace"),
+                    )
+            else:
+                self._read(block)
             if self._envelope is not envelope:
                 envelope = self._envelope
                 prefix, suffix, start, stop, core, arguments, role, slot = _unpack(envelope)
@@ -281,38 +314,11 @@ class SSEWireDecoder(WireDecoder):
     def close(self) -> None:
         block = self._sse.close_block()
         if block:
-            self._read(block)
+            self._blocks([block])
 
     def _read(self, block: bytes) -> None:
-        """Read a block the slow way; its decoder may ``learn`` the block's envelope.
-
-        A decoder that reads parsed JSON (``on_json``) gets the common block, one data
-        line holding a JSON object (after an ``event:`` line or not), parsed from its
-        bytes: orjson takes only valid UTF-8, so such a block holds no bytes to mark,
-        and the text of the message is decoded only if it is needed."""
-        if block == self.end_block:
-            self.finished = True  # what ``on_message`` would make of it, at a compare's cost
-            return
-        if self.reads_json:
-            common = _common_block(block)
-            if common is not None:
-                data = common[2]
-                try:
-                    value = orjson.loads(data)
-                except orjson.JSONDecodeError:
-                    pass  # the repair ladder, on the way below
-                else:
-                    if type(value) is dict:
-                        self._block = block
-                        self.repaired = False
-                        try:
-                            self.on_json(value, common[1], data)
-                        except Exception as exc:  # as ``dispatch``
-                            self.sink.error(
-                                f"could not interpret {self.format_name} message: {exc!r}",
-                                data.decode("utf-8", "replace"),
-                            )
-                        return
+        """Read a block the slow way (``_blocks`` reads the common one); its decoder
+        may ``learn`` the block's envelope."""
         message = self._sse.message(block)
         if message is None:
             return

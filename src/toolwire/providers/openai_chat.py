@@ -19,30 +19,8 @@ from toolwire.providers.envelope import ARGUMENTS, REASONING, TEXT
 from toolwire.sse import SSEMessage
 
 
-def openai_usage(
-    usage: dict[str, Any], inputs: str = "prompt", outputs: str = "completion"
-) -> Usage:
-    """OpenAI's usage object. Chat Completions names its counts ``prompt_tokens`` and
-    ``completion_tokens``; the Responses API, ``inputs="input", outputs="output"``."""
-    keys = _USAGE_KEYS.get((inputs, outputs))
-    if keys is None:
-        keys = _USAGE_KEYS[inputs, outputs] = _usage_keys(inputs, outputs)
-    in_key, out_key, in_details, out_details = keys
-    details = usage.get(in_details)
-    more = usage.get(out_details)
-    return Usage(
-        input_tokens=token_count(usage.get(in_key)),
-        output_tokens=token_count(usage.get(out_key)),
-        cache_read_tokens=(
-            token_count(details.get("cached_tokens")) if isinstance(details, dict) else None
-        ),
-        reasoning_tokens=(
-            token_count(more.get("reasoning_tokens")) if isinstance(more, dict) else None
-        ),
-    )
-
-
-def _usage_keys(inputs: str, outputs: str) -> tuple[str, str, str, str]:
+def usage_keys(inputs: str, outputs: str) -> tuple[str, str, str, str]:
+    """The keys of one naming of OpenAI's usage counts and their details."""
     return (
         f"{inputs}_tokens",
         f"{outputs}_tokens",
@@ -51,8 +29,24 @@ def _usage_keys(inputs: str, outputs: str) -> tuple[str, str, str, str]:
     )
 
 
-# the keys of each naming, built once (four f-strings cost a usage chunk a tenth)
-_USAGE_KEYS = {("prompt", "completion"): _usage_keys("prompt", "completion")}
+# Chat Completions names its counts ``prompt_tokens`` and ``completion_tokens``
+CHAT_USAGE = usage_keys("prompt", "completion")
+
+
+def openai_usage(usage: dict[str, Any], keys: tuple[str, str, str, str] = CHAT_USAGE) -> Usage:
+    """OpenAI's usage object, its counts named by ``keys`` (``usage_keys``: Chat
+    Completions' by default; the Responses API's are ``input_`` and ``output_``)."""
+    in_key, out_key, in_details, out_details = keys
+    details = usage.get(in_details)
+    more = usage.get(out_details)
+    # positional: keywords cost a Usage a tenth more (callgrind)
+    return Usage(
+        token_count(usage.get(in_key)),
+        token_count(usage.get(out_key)),
+        token_count(details.get("cached_tokens")) if isinstance(details, dict) else None,
+        None,
+        token_count(more.get("reasoning_tokens")) if isinstance(more, dict) else None,
+    )
 
 
 # delta fields that carry text

@@ -15,10 +15,11 @@ from typing import Any
 
 from toolwire.assemble import CallAssembler
 from toolwire.providers.base import SSEWireDecoder
-from toolwire.providers.openai_chat import openai_usage
+from toolwire.providers.openai_chat import openai_usage, usage_keys
 from toolwire.sse import SSEMessage
 
 _CALL_ITEMS = ("function_call",)
+_USAGE = usage_keys("input", "output")  # the Responses API's names of the counts
 
 
 class OpenAIResponsesDecoder(SSEWireDecoder):
@@ -135,7 +136,7 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         sink = self.sink
         usage = response.get("usage")
         if isinstance(usage, dict):
-            sink.set_usage(openai_usage(usage, "input", "output"))
+            sink.set_usage(openai_usage(usage, _USAGE))
         if kind == "response.completed":
             sink.set_finish_reason(str(response.get("status") or "completed"))
         elif kind == "response.incomplete":
