@@ -73,6 +73,17 @@ def known_formats() -> list[str]:
 class StreamParser:
     """One stream's parser. All state is per object (F23)."""
 
+    # State that starts as these class-level values until the stream sets its own (a
+    # short stream pays for every attribute set up: callgrind, bench_short_streams.py)
+    _extractor: TextExtractor | None = None
+    _decoder: WireDecoder | None = None
+    _pending_size = 0
+    _start: int | None = None  # the input's first byte that is not white space
+    _objects: JsonObjectSplitter | None = None  # finds the first JSON object (auto)
+    # why the input could not be read at all (empty, not text); an error event says
+    # the same, and the stream finishes with ``error``
+    input_error: str | None = None
+
     def __init__(
         self,
         format: str = "auto",
@@ -88,7 +99,6 @@ class StreamParser:
         )
         self.assembler = CallAssembler(self.tools)
         self.format = format
-        self._extractor: TextExtractor | None = None
         text_input = format.startswith("text:")
         if text_input:
             text_format = format.split(":", 1)[1]
@@ -99,14 +109,7 @@ class StreamParser:
             if not text_input:
                 self.assembler.before_finish = self._extractor.close
         self._calls_in_reasoning = calls_in_reasoning
-        self._decoder: WireDecoder | None = None
         self._pending: list[bytes] = []
-        self._pending_size = 0
-        self._start: int | None = None  # the input's first byte that is not white space
-        self._objects: JsonObjectSplitter | None = None  # finds the first JSON object (auto)
-        # why the input could not be read at all (empty, not text); an error event says
-        # the same, and the stream finishes with ``error``
-        self.input_error: str | None = None
         if text_input:
             self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
         elif format != "auto" and format not in DECODERS:

@@ -70,11 +70,14 @@ class WireDecoder(ABC):
 
     format_name: str = ""
 
+    # Per-stream state starts as these class-level values; a stream that changes one
+    # sets its own (a short stream pays for every attribute its decoder sets up)
+    finished = False  # the wire's own terminal message was seen
+    repaired = False  # the last message ``load_json`` read needed the repair ladder
+
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         self.sink = sink
         self.text = text_sink if text_sink is not None else sink.text
-        self.finished = False  # the wire's own terminal message was seen
-        self.repaired = False  # the last message ``load_json`` read needed the repair ladder
 
     @abstractmethod
     def feed(self, data: bytes | str) -> None: ...
@@ -195,14 +198,16 @@ class SSEWireDecoder(WireDecoder):
     ``feed`` goes to the assembler at once, as one ``ArgumentsDelta``.
     """
 
+    # per-stream state, set on the stream once it changes (see ``WireDecoder``)
+    _envelope: Envelope | None = None
+    _block = b""  # the block being read the slow way, for ``learn``
+    _hits = 0  # blocks read by their envelope
+    _learned = 0  # envelopes learned
+    _parsed = False  # fed parsed messages: no block to learn an envelope from
+
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         super().__init__(sink, text_sink)
         self._sse = SSEDecoder()
-        self._envelope: Envelope | None = None
-        self._block = b""  # the block being read the slow way, for ``learn``
-        self._hits = 0  # blocks read by their envelope
-        self._learned = 0  # envelopes learned
-        self._parsed = False  # fed parsed messages: no block to learn an envelope from
         # delta messages of each role (by ``Role``) still to read the slow way before
         # learning that role's envelope: a decoder counts them down, and calls ``learn``
         # only once its role's count is 0
