@@ -248,3 +248,36 @@ def test_a_routing_decision_scans_only_the_new_text() -> None:
     asm.end()
     (call,) = StreamResult.collect(asm.drain()).calls
     assert call.arguments == {"city": "ab" * 100 + "{x"}
+
+
+FRAGMENT_TEXT = st.text(alphabet='{}[]"\\ a:,\n1', max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.integers(0, 1), st.sampled_from(["get_weather", "read_file"]), FRAGMENT_TEXT
+            ),
+            st.tuples(st.integers(0, 1), st.none(), FRAGMENT_TEXT),
+        ),
+        max_size=12,
+    )
+)
+def test_the_fast_argument_path_gives_what_the_full_one_gives(
+    fragments: list[tuple[int, str | None, str]],
+) -> None:
+    """``fast_arguments`` (the decoders' hot path) takes a fragment only where ``tool``
+    would have made no routing decision: the events are the same either way."""
+
+    def events(fast: bool) -> list[Any]:
+        asm = CallAssembler([WEATHER, READ])
+        for index, name, text in fragments:
+            if name is not None or not fast or not asm.fast_arguments(index, text):
+                asm.tool(index, None, name, text)
+        asm.set_finish_reason("tool_calls")
+        asm.end()
+        return asm.drain()
+
+    assert events(fast=True) == events(fast=False)

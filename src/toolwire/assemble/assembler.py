@@ -59,8 +59,11 @@ def opens_value(text: str) -> bool:
 
 def appends_plainly(text: str, size: int) -> bool:
     """Argument text that may join a slot holding ``size`` characters (``open_size``)
-    without routing decisions: not empty, shorter than the text so far (a longer one
-    may be a snapshot: F7), and not opening a value (F3)."""
+    without routing decisions: not empty, and either the slot's first text (nothing to
+    repeat or to follow) or shorter than the text so far (a longer one may be a
+    snapshot: F7) and not opening a value (F3)."""
+    if size == 0:
+        return text != ""  # (the first fragment of a call's arguments usually opens one)
     return 0 < len(text) < size and not (text[0] in MAY_OPEN and opens_value(text))
 
 
