@@ -212,3 +212,4 @@ _HANDLERS: dict[str, Callable[[AnthropicDecoder, dict[str, Any], Raw], None]] = 
     "message_stop": AnthropicDecoder._message_stop,
     "error": AnthropicDecoder._error,
 }
+AnthropicDecoder.type_handlers = _HANDLERS  # (``on_json``'s table, for ``_blocks``)

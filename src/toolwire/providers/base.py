@@ -224,6 +224,7 @@ class SSEWireDecoder(WireDecoder):
         loads = orjson.loads
         end_block = self.end_block
         common_block = _common_block if self.reads_json else None
+        handlers = self.type_handlers
         hits = self._hits
         run: list[str] = []  # argument text for ``run_slot``, not handed over yet
         run_slot = -1
@@ -301,7 +302,15 @@ class SSEWireDecoder(WireDecoder):
                 self._block = block
                 self.repaired = False
                 try:
-                    self.on_json(value, event, data)
+                    handler = None
+                    if handlers is not None:
+                        kind = value.get("type")
+                        if type(kind) is str:
+                            handler = handlers.get(kind)
+                    if handler is not None:
+                        handler(self, value, data)  # ``on_json``'s usual way, one call less
+                    else:
+                        self.on_json(value, event, data)
                 except Exception as exc:  # as ``dispatch``
                     sink.error(
                         f"could not interpret {self.format_name} message: {exc!r}",
@@ -389,6 +398,10 @@ class SSEWireDecoder(WireDecoder):
 
     # a decoder that sets this reads the common block through ``on_json``
     reads_json: ClassVar[bool] = False
+    # and one that sets this, a message whose ``type`` member names a handler here
+    # through that handler, as its ``on_json`` would (a call less per message: about
+    # a twentieth of a short Anthropic stream, callgrind)
+    type_handlers: ClassVar[dict[str, Callable[[Any, dict[str, Any], Raw], None]] | None] = None
     # the block that ends the stream, if the wire has one (OpenAI's ``data: [DONE]``)
     end_block: ClassVar[bytes | None] = None
 
