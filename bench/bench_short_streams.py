@@ -10,11 +10,19 @@ loop (``functools.reduce`` drives the loops; callgrind collects within it and du
 after it), after one warm-up parse of each capture. Skipped, with a message, where
 valgrind is not installed.
 
+``--breakdown``: where each capture's instructions go, by who works on them: the
+stream's set-up (``StreamParser`` built), learning envelopes (``learn_envelope``),
+finishing calls (``CallFinisher.finish``, of which the repair ladder: ``repair_json``
+and ``partial_value`` called by it), and the rest (framing, JSON, the decoders'
+per-message path, routing, the end). Each share is its recorded calls replayed
+in a loop of their own, so the shares are close to, not exactly, what they cost
+inside the parse.
+
 ``--break-even``: where learning envelopes (``providers/envelope.py``) pays: synthetic
 OpenAI and Anthropic streams of one call in N argument deltas, parsed with learning
 after the first 0, 2, 5 or 8 deltas (each wire's ``learn_after``) and with none.
 
-    python bench/bench_short_streams.py [--runs 100] [--break-even]
+    python bench/bench_short_streams.py [--runs 100] [--break-even | --breakdown]
 """
 
 from __future__ import annotations
@@ -136,6 +144,76 @@ def child_break_even(runs: int) -> None:
                 functools.reduce(parse, range(runs), None)
 
 
+# "empty": a replay of nothing, the loop's own cost, taken off the replayed shares
+SHARES = ("parse", "set-up", "learning", "finish", "ladder", "floor", "empty")
+
+
+def child_breakdown(runs: int) -> None:
+    """Under callgrind: for each capture, one loop per entry of SHARES."""
+    sys.path.insert(0, str(ROOT / "src"))
+    import orjson
+
+    from toolwire import finish
+    from toolwire.parser import StreamParser
+    from toolwire.providers import base
+
+    def recorder(owner: Any, name: str, calls: list[tuple[Any, ...]]) -> Any:
+        real = getattr(owner, name)
+
+        def record(*args: Any, **kwargs: Any) -> Any:
+            calls.append((real, args, kwargs))
+            return real(*args, **kwargs)
+
+        setattr(owner, name, record)
+        return real
+
+    def replay(calls: list[tuple[Any, ...]]) -> Any:
+        def loop(_: object, __: int) -> None:
+            for real, args, kwargs in calls:
+                real(*args, **kwargs)
+
+        return loop
+
+    for path in sorted(REAL.glob("*/*.sse")):
+        data = path.read_bytes()
+        lines = data_lines(data)
+        learned: list[tuple[Any, ...]] = []
+        finished: list[tuple[Any, ...]] = []
+        ladder: list[tuple[Any, ...]] = []
+        patched = [
+            (base, "learn_envelope", learned),
+            (finish.CallFinisher, "finish", finished),
+            (finish, "repair_json", ladder),
+            (finish, "partial_value", ladder),
+        ]
+        reals = [recorder(owner, name, calls) for owner, name, calls in patched]
+        parser = StreamParser("auto")
+        parser.feed(data)
+        parser.close()
+        for (owner, name, _), real in zip(patched, reals, strict=True):
+            setattr(owner, name, real)
+        ladder_calls = list(ladder)  # (finish replayed below records nothing now)
+
+        def whole(_: object, __: int, data: bytes = data) -> None:
+            parser = StreamParser("auto")
+            parser.feed(data)
+            parser.close()
+
+        def setup(_: object, __: int) -> None:
+            StreamParser("auto")
+
+        def floor(_: object, __: int, lines: list[bytes] = lines) -> None:
+            loads = orjson.loads
+            for line in lines:
+                loads(line)
+
+        replays = (replay(learned), replay(finished), replay(ladder_calls))
+        loops = (whole, setup, *replays, floor, replay([]))
+        for loop in loops:
+            loop(None, 0)
+            functools.reduce(loop, range(runs), None)
+
+
 def child(runs: int) -> None:
     """Under callgrind: for each capture, the toolwire loop, then the floor loop."""
     sys.path.insert(0, str(ROOT / "src"))
@@ -167,19 +245,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--break-even", action="store_true")
+    ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args()
+    mode = ["--break-even"] if ns.break_even else ["--breakdown"] if ns.breakdown else []
     if ns.child:
-        (child_break_even if ns.break_even else child)(ns.runs)
+        run = child_break_even if ns.break_even else child_breakdown if ns.breakdown else child
+        run(ns.runs)
         return
-    args = [__file__, "--child", "--runs", str(ns.runs)]
-    found = reduce_loops([*args, *(["--break-even"] if ns.break_even else [])])
+    found = reduce_loops([__file__, "--child", "--runs", str(ns.runs), *mode])
     if found is None:
         print("skipped: valgrind is not installed (apt-get install valgrind)")
         return
     counts, _ = found
     if ns.break_even:
         report_break_even(counts, ns.runs)
+        return
+    if ns.breakdown:
+        report_breakdown(counts, ns.runs)
         return
     paths = sorted(REAL.glob("*/*.sse"))
     if len(counts) != 2 * len(paths):
@@ -197,6 +280,29 @@ def main() -> None:
             f"{provider + '/' + path.name:42} {messages:5d} {ours:12,d} {floor:11,d} "
             f"{ratio:6.2f} {goal:5.1f} {mark}"
         )
+
+
+def report_breakdown(counts: list[int], runs: int) -> None:
+    paths = sorted(REAL.glob("*/*.sse"))
+    if len(counts) != len(SHARES) * len(paths):
+        raise SystemExit(
+            f"expected {len(SHARES) * len(paths)} callgrind dumps, found {len(counts)}"
+        )
+    print(f"thousands of instructions per parse (callgrind, {runs} parses each); the")
+    print("ladder is part of finish; rest = parse - set-up - learning - finish;")
+    print("goal = what the parse may cost to meet its goal, gap = parse - goal")
+    heads = ("parse", "set-up", "learn", "finish", "ladder", "rest", "floor", "goal", "gap")
+    print(f"{'capture':46}" + "".join(f"{h:>8}" for h in heads))
+    for i, path in enumerate(paths):
+        parse, *shares, floor, empty = (
+            n / runs / 1000 for n in counts[len(SHARES) * i : len(SHARES) * (i + 1)]
+        )
+        setup, learn, finish, ladder = (n - empty for n in shares)
+        goal = GOALS[path.parent.name] * floor
+        rest = parse - setup - learn - finish
+        row = (parse, setup, learn, finish, ladder, rest, floor, goal, parse - goal)
+        name = f"{path.parent.name}/{path.name}"
+        print(f"{name:46}" + "".join(f"{n:8.1f}" for n in row))
 
 
 def report_break_even(counts: list[int], runs: int) -> None:
