@@ -365,7 +365,11 @@ class CallAssembler:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""
         if self.invalid_utf8 is None and appends_plainly(text, self.open_size(index)):
-            self.extend_arguments(index, [text])
+            # ``extend_arguments`` of one text, inlined: a call less per argument delta
+            slot = self._by_index[index]
+            slot.parts.append(text)
+            slot.size += len(text)
+            self.events.append(ArgumentsDelta(slot.number, text))
             return True
         return False
 

@@ -207,7 +207,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 delta = choice.get("delta")
                 if delta is None:
                     delta = choice.get("message")
-                if isinstance(delta, dict):
+                if isinstance(delta, dict) and delta:  # (the finish chunk's is empty)
                     self._check_types(delta, choice, raw)
                     self.on_delta(delta)
                 reason = choice.get("finish_reason")
