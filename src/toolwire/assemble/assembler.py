@@ -373,6 +373,30 @@ class CallAssembler:
             return True
         return False
 
+    def delimited_arguments(self, index: int, text: str) -> bool:
+        """Append argument text to the call at ``index`` begun by a text-format
+        extractor (delimited, never fed snapshots), doing what ``tool(index, None,
+        None, text)`` would do there, without its routing: such a call is never split
+        (F3) nor read as snapshots (F7). Returns False, having done nothing, where
+        ``tool`` is needed. The per-delta path of streamed text formats."""
+        slot = self._by_index.get(index)
+        if (
+            slot is None
+            or not text
+            or not slot.delimited
+            or slot.snapshots
+            or slot.closed
+            or slot.cumulative
+            or slot.snapshot is not None
+            or not slot.started_event
+            or self.invalid_utf8 is not None
+        ):
+            return False
+        slot.parts.append(text)
+        slot.size += len(text)
+        self.events.append(ArgumentsDelta(slot.number, text))
+        return True
+
     def open_size(self, index: int) -> int:
         """The size of the argument text so far of the slot at ``index``, if text may be
         appended to it without routing decisions (see ``appends_plainly``); else -1."""

@@ -54,6 +54,20 @@ class JsonScanner:
         closed in it, or -1 when none did. Scanning continues to the end either way."""
         return self._scan(text, 0, False)
 
+    def feed_open(self, text: str) -> None:
+        """``feed`` for text without a bracket, where no value opens or closes. Text
+        without a quote either (a streamed delta of a string, mostly) changes only
+        whether an escape is pending: a run of backslashes at its end, after the
+        pairs before it, leaves one open when it is odd. Cheaper than the scan
+        (about a third of the Python calls of 4-character deltas, bench/)."""
+        if '"' in text or "'" in text:
+            self._scan(text, 0, False)
+            return
+        self.consumed += len(text)
+        if self.in_string and (self.escape or "\\" in text):
+            body = text[1:] if self.escape else text  # a pending escape takes one character
+            self.escape = (len(body) - len(body.rstrip("\\"))) % 2 == 1
+
     def scan_to_close(self, text: str, start: int = 0) -> int:
         """Scan ``text`` from ``start`` and stop just past the first top-level value
         that closes: answer that offset, or -1 when none did (all of it scanned). The

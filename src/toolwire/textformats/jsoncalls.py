@@ -60,6 +60,8 @@ _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|nu
 _ARGUMENT_KEYS = ("arguments", "parameters")
 
 _HEAD, _ARGS, _TAIL, _BUFFER = range(4)
+# where streamed arguments may close (see ``_Envelope._take_arguments``)
+_BRACKET = re.compile(r"[{}\[\]]").search
 
 # outcomes of reading one envelope
 CALL, TRUNCATED, NOT_A_CALL = "call", "truncated", "not_a_call"
@@ -260,9 +262,20 @@ class _Envelope:
             sc._pos = len(buf) if end < 0 else end
             if end >= 0:
                 return self._streamed()
+            if self.phase == _ARGS and not sc._eof:
+                sc.plain_deltas(_BRACKET, self._take_arguments)
         if not sc._eof:
             return NEED
         return self._cut()
+
+    def _take_arguments(self, text: str) -> None:
+        """``step`` with only ``text`` unread, which holds no bracket: it is argument
+        text, the arguments still open (see ``TextScanner.plain_deltas``)."""
+        inner = self.inner
+        assert inner is not None  # made with the header
+        inner.feed_open(text)
+        self.sc.arguments(self.index, text)
+        self.args_size += len(text)
 
     def _header(self) -> None:
         """The object is still open: once its header is readable, start the call and
