@@ -1,8 +1,9 @@
-"""The per-feed short path of text-format extractors (``TextScanner.plain_deltas``):
-a delta the pending request would take whole (prose without a marker's first
-character, argument text without a bracket) goes straight to it. It must give
-exactly the events the requests give, in any chunking: each test here runs the same
-chunks with the short path and without it and compares every event."""
+"""The per-feed short paths of text-format extractors: a delta the pending request
+would take whole (prose without a marker's first character, argument text without a
+bracket; ``TextScanner.plain_deltas``) goes straight to it, and the start of a marker
+split across deltas is held without asking ``until`` (``Markers.holds``). They must
+give exactly the events the requests give, in any chunking: each test here runs the
+same chunks with the short paths and without them and compares every event."""
 
 from __future__ import annotations
 
@@ -22,15 +23,18 @@ from toolwire.assemble import CallAssembler, JsonScanner
 from toolwire.events import Event
 from toolwire.spec import ToolSpec
 from toolwire.textformats import FAMILIES, make_extractor
-from toolwire.textformats.scanner import TextScanner
+from toolwire.textformats.scanner import Markers, TextScanner
 
 _TOOLS = [ToolSpec.from_dict(t) for t in TOOLS]
 
 
 @contextmanager
 def _requests_only() -> Iterator[None]:
-    """Every delta asks the pending request (the short path never offered)."""
-    with mock.patch.object(TextScanner, "plain_deltas", lambda self, search, take: None):
+    """Every delta asks the pending request (the short paths never taken)."""
+    with (
+        mock.patch.object(TextScanner, "plain_deltas", lambda self, search, take: None),
+        mock.patch.object(Markers, "holds", lambda self, rest: False),
+    ):
         yield
 
 
@@ -170,6 +174,23 @@ def test_a_marker_or_escape_split_at_every_point_reads_the_same(family: str) -> 
         head = [text[:i]] if i else []
         _check_same(family, head + [text[j : j + 4] for j in range(i, len(text), 4)])
     check_split_invariance(family, text, TOOLS, f"plain deltas {family}")
+
+
+@pytest.mark.parametrize("family", ["hermes", "llama3_json", "mistral"])
+def test_text_after_arguments_that_close_with_their_header_split_anywhere(family: str) -> None:
+    """An envelope whose arguments close in the delta that completes its header, then
+    text where only its ``}`` belongs: that text is the envelope's, in any split."""
+    body = '{"name": "ping", "arguments": {}<tool_call> x}'
+    text = {
+        "hermes": f"<tool_call>{body}</tool_call> ok",
+        "llama3_json": f"<|python_tag|>{body} ok",
+        "mistral": f"[TOOL_CALLS][{body}] ok",
+    }[family]
+    for i in range(len(text) + 1):
+        for j in range(i, min(i + 12, len(text)) + 1):
+            _check_same(family, [text[:i], text[i:j], text[j:]])
+        _check_same(family, [text[:i]] + [text[j : j + 3] for j in range(i, len(text), 3)])
+    check_split_invariance(family, text, TOOLS, f"args closed with the header {family}")
 
 
 @pytest.mark.parametrize("family", ["hermes", "llama3_json", "deepseek_v3"])

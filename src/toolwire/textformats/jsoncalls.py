@@ -257,6 +257,8 @@ class _Envelope:
                 return self._whole("".join(self.parts))
             if self.phase == _HEAD:
                 self._header()
+            if (self.phase == _HEAD or self.phase == _BUFFER) and not sc._eof:
+                sc.plain_deltas(_BRACKET, self._take_head)
         else:
             end = self._after_header(buf, pos)
             sc._pos = len(buf) if end < 0 else end
@@ -274,8 +276,23 @@ class _Envelope:
         inner = self.inner
         assert inner is not None  # made with the header
         inner.feed_open(text)
-        self.sc.arguments(self.index, text)
+        sc = self.sc
+        if not sc.sink.delimited_arguments(self.index, text):
+            sc.arguments(self.index, text)
         self.args_size += len(text)
+
+    def _take_head(self, text: str) -> None:
+        """``step`` before the arguments stream, with only ``text`` unread, which holds
+        no bracket: the object cannot close in it, nor can its header become readable
+        (``_HEADER`` ends before a bracket; without one in ``text`` it would have
+        matched the text before it already)."""
+        outer = self.outer
+        assert outer is not None  # made by the step that offered this
+        outer.feed_open(text)
+        self.parts.append(text)
+        self.size += len(text)
+        if self.size >= _HEADER_LIMIT:
+            self.phase = _BUFFER  # as ``_header`` finds
 
     def _header(self) -> None:
         """The object is still open: once its header is readable, start the call and

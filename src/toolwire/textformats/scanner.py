@@ -38,7 +38,16 @@ _SHORT = 256  # text shorter than this is searched with the markers' regex alone
 class Markers:
     """A fixed set of literal markers, searched together from a position."""
 
-    __slots__ = ("extendable", "firsts", "longest", "markers", "prefixes", "regex", "starts")
+    __slots__ = (
+        "extendable",
+        "firsts",
+        "held",
+        "longest",
+        "markers",
+        "prefixes",
+        "regex",
+        "starts",
+    )
 
     def __init__(self, *markers: str) -> None:
         unique = sorted(set(markers), key=len, reverse=True)  # longest wins at a position
@@ -52,6 +61,7 @@ class Markers:
         self.extendable = frozenset(
             m for m in unique if any(o != m and o.startswith(m) for o in unique)
         )
+        self.held: dict[str, bool] = {}  # see ``holds``
 
     def search(self, buf: str, pos: int) -> re.Match[str] | None:
         """The first marker at or after ``pos``, as ``regex.search`` finds it. Prose is
@@ -80,6 +90,22 @@ class Markers:
                 lo = hi
                 size *= 2
         return None
+
+    def holds(self, rest: str) -> bool:
+        """Whether ``until`` with only ``rest`` unread, more text to come, answers
+        NEED having taken nothing: ``rest`` may still become a marker, and is no
+        text yet. Worked out by ``until``'s own steps, once per prefix of a marker."""
+        found = self.held.get(rest)
+        if found is None:
+            if rest not in self.prefixes:
+                return False
+            m = self.search(rest, 0)
+            if m is None:
+                found = self.holdback(rest, 0) == 0
+            else:  # held back only as the start of a longer marker (see ``until``)
+                found = m.start() == 0 and m.group() in self.extendable
+            self.held[rest] = found
+        return found
 
     def holdback(self, buf: str, start: int) -> int:
         """Where the tail of ``buf`` that could still become a marker begins."""
@@ -225,6 +251,8 @@ class TextScanner:
         self._plain_search: Callable[[str], object] | None = None
         self._plain_take: Emit = _ignore
         self._plain_json: tuple[JsonScanner, Emit] | None = None  # see ``_json_take``
+        # the markers ``until`` waits for with nothing taken yet: see ``feed``
+        self._holding: Markers | None = None
         # the markup of the call being read, kept from ``keep_markup`` on: the text
         # before ``_markup_from`` that a feed compacted away is in ``_markup``
         self._markup: list[str] | None = None
@@ -273,6 +301,13 @@ class TextScanner:
             self._plain_take(text)
             self._pos = len(self._buf)
             return
+        # The start of a marker, split across deltas: while the text so far may still
+        # become one, ``until`` would take none of it (DeepSeek's markers are 5 deltas
+        # of 4 characters).
+        holding = self._holding
+        if holding is not None and holding.holds(self._buf[self._pos :]):
+            self._plain_search = None  # text is held back now
+            return
         if self._gen is None:  # text after close: a fresh scan
             self._start()
         self._drive()
@@ -301,7 +336,7 @@ class TextScanner:
         sink and every event (which a callgrind count would not see either)."""
         self._gen, self._req = None, None
         self.plain_deltas(None, _ignore)
-        self._plain_json = None
+        self._plain_json, self._holding = None, None
 
     # -- driving the grammar ----------------------------------------------------
 
@@ -317,7 +352,8 @@ class TextScanner:
         self._req = next(gen)
 
     def _drive(self) -> None:
-        self._plain_search = None  # the request that set it may answer now
+        # the request that set these may answer now
+        self._plain_search, self._holding = None, None
         req, gen = self._req, self._gen
         if req is None or gen is None:
             return
@@ -418,6 +454,7 @@ class TextScanner:
                 if emit is not None and start > pos:
                     emit(buf[pos:start])
                 self._pos = start
+                self._holding = markers
                 return NEED
             if emit is not None and start > pos:
                 emit(buf[pos:start])
@@ -437,6 +474,7 @@ class TextScanner:
             if hold == len(buf):  # nothing held back: prose without a marker start is emitted
                 self.plain_deltas(markers.starts.search, emit)
         self._pos = hold
+        self._holding = markers
         return NEED
 
     def until_eof(self, emit: Emit) -> _Need | None:
