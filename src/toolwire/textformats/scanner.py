@@ -32,6 +32,7 @@ __all__ = ["NEED", "Emit", "Grammar", "Markers", "MarkupCall", "Request", "TextS
 
 _SPACE = frozenset(" \t\r\n")
 _PUSH_BACK_LIMIT = 64  # the longest text ``push_back`` may give back
+_COMPACT = 256  # see ``TextScanner.feed``
 _SHORT = 256  # text shorter than this is searched with the markers' regex alone
 
 
@@ -274,10 +275,11 @@ class TextScanner:
         if self._failed:
             self.sink.text(text)
             return
-        # compact once per feed, keeping a little consumed text so that a grammar
-        # may still push back a marker or separator it read before this feed
+        # compact, keeping a little consumed text so that a grammar may still push
+        # back a marker or separator it read before this feed; in steps of
+        # ``_COMPACT`` characters, not every feed (a copy of the kept text each time)
         keep = self._pos - _PUSH_BACK_LIMIT
-        if keep > 0:
+        if keep > _COMPACT:
             if self._markup is not None:
                 if keep > self._markup_from:
                     self._markup.append(self._buf[self._markup_from : keep])
