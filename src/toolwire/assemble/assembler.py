@@ -373,12 +373,11 @@ class CallAssembler:
             return True
         return False
 
-    def delimited_arguments(self, index: int, text: str) -> bool:
-        """Append argument text to the call at ``index`` begun by a text-format
-        extractor (delimited, never fed snapshots), doing what ``tool(index, None,
-        None, text)`` would do there, without its routing: such a call is never split
-        (F3) nor read as snapshots (F7). Returns False, having done nothing, where
-        ``tool`` is needed. The per-delta path of streamed text formats."""
+    def text_arguments(self, index: int, text: str) -> None:
+        """``tool(index, None, None, text)``: argument text from a text-format
+        extractor, the per-delta path of streamed text formats. For the call it began
+        (delimited, never fed snapshots) the text is appended without routing: such a
+        call is never split (F3) nor read as snapshots (F7)."""
         slot = self._by_index.get(index)
         if (
             slot is None
@@ -391,11 +390,11 @@ class CallAssembler:
             or not slot.started_event
             or self.invalid_utf8 is not None
         ):
-            return False
+            self.tool(index, None, None, text)
+            return
         slot.parts.append(text)
         slot.size += len(text)
         self.events.append(ArgumentsDelta(slot.number, text))
-        return True
 
     def open_size(self, index: int) -> int:
         """The size of the argument text so far of the slot at ``index``, if text may be

@@ -8,7 +8,6 @@ The V3.1 body (``N<｜tool▁sep｜>{args}``) is read by the same grammar: the t
 from __future__ import annotations
 
 import re
-from functools import partial
 
 from toolwire.assemble import JsonScanner
 from toolwire.repair.strict import UNREAD
@@ -110,7 +109,7 @@ class DeepSeekV3Extractor(TextScanner):
             return
         # an end marker ends the arguments even while their JSON is open: the markup
         # and the text after it are never swallowed into a value
-        done = yield (self.json_until, JsonScanner(), _AFTER, partial(self.arguments, index))
+        done = yield (self.json_until, JsonScanner(), _AFTER, self.argument_text(index))
         cut = done is None
         if done is True:
             after, done = yield from self.capture(_AFTER)

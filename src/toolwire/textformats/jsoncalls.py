@@ -29,7 +29,7 @@ from toolwire.coerce import json_type_name
 from toolwire.repair import partial_value, repair_json
 from toolwire.repair.strict import UNREAD
 from toolwire.textformats.jsonend import container_end
-from toolwire.textformats.need import NEED, WS_LIMIT, Grammar, _Need
+from toolwire.textformats.need import NEED, WS_LIMIT, Emit, Grammar, _Need
 
 if TYPE_CHECKING:
     from toolwire.textformats.scanner import TextScanner
@@ -60,7 +60,7 @@ _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|nu
 _ARGUMENT_KEYS = ("arguments", "parameters")
 
 _HEAD, _ARGS, _TAIL, _BUFFER = range(4)
-# where streamed arguments may close (see ``_Envelope._take_arguments``)
+# where streamed arguments may close (see ``_Envelope.step``)
 _BRACKET = re.compile(r"[{}\[\]]").search
 
 # outcomes of reading one envelope
@@ -219,7 +219,7 @@ class _Envelope:
         # in it, how long they are so far, and the text after them
         self.head = ""
         self.args_from = 0
-        self.args_size = 0
+        self.emit_arguments: Emit | None = None  # made with the header
         self.tail: list[str] = []
 
     def step(self) -> tuple[str, str] | _Need:
@@ -265,21 +265,11 @@ class _Envelope:
             if end >= 0:
                 return self._streamed()
             if self.phase == _ARGS and not sc._eof:
-                sc.plain_deltas(_BRACKET, self._take_arguments)
+                assert self.inner is not None and self.emit_arguments is not None
+                sc.plain_value(_BRACKET, self.inner, self.emit_arguments)
         if not sc._eof:
             return NEED
         return self._cut()
-
-    def _take_arguments(self, text: str) -> None:
-        """``step`` with only ``text`` unread, which holds no bracket: it is argument
-        text, the arguments still open (see ``TextScanner.plain_deltas``)."""
-        inner = self.inner
-        assert inner is not None  # made with the header
-        inner.feed_open(text)
-        sc = self.sc
-        if not sc.sink.delimited_arguments(self.index, text):
-            sc.arguments(self.index, text)
-        self.args_size += len(text)
 
     def _take_head(self, text: str) -> None:
         """``step`` before the arguments stream, with only ``text`` unread, which holds
@@ -305,6 +295,7 @@ class _Envelope:
                 self.phase = _BUFFER
             return
         self.index = self.sc.begin_call(_decode_name(m.group(1)))
+        self.emit_arguments = self.sc.argument_text(self.index)
         self.phase = _ARGS
         # the object as sent is kept until it closes: a call that holds something
         # unread after its arguments carries it
@@ -320,14 +311,13 @@ class _Envelope:
         """Stream argument text from ``text[pos:]``, then follow the object's tail
         (normally ``}``). Answers the offset just past the object's close, or -1
         when it is still open (all of ``text`` read)."""
-        inner, outer = self.inner, self.outer
-        assert inner is not None and outer is not None  # made with the header
+        inner, outer, emit = self.inner, self.outer, self.emit_arguments
+        assert inner is not None and outer is not None and emit is not None  # made with the header
         if self.phase == _ARGS:
             end = inner.scan_to_close(text, pos)
             stop = len(text) if end < 0 else end
             if stop > pos:
-                self.sc.arguments(self.index, text[pos:stop])
-                self.args_size += stop - pos
+                emit(text[pos:stop])
             if end < 0:
                 return -1
             self.phase = _TAIL
@@ -434,7 +424,9 @@ class _Envelope:
                 sc.end_call(self.index)  # the arguments are whole and nothing else came
                 return (CALL, "")
             # cut off in what follows the arguments: the object as sent is kept
-            arguments = envelope[self.args_from : self.args_from + self.args_size]
+            assert self.inner is not None  # made with the header
+            # the inner scanner read the arguments, and only them
+            arguments = envelope[self.args_from : self.args_from + self.inner.consumed]
             partial = partial_value(arguments)
             if isinstance(partial, dict | list):
                 sc.sink.tool(self.index, None, None, partial, raw=envelope)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from typing import Any
 
 from toolwire.assemble import CallAssembler, JsonScanner
@@ -251,7 +251,7 @@ class TextScanner:
         # a delta that the pending request would take whole: see ``feed``
         self._plain_search: Callable[[str], object] | None = None
         self._plain_take: Emit = _ignore
-        self._plain_json: tuple[JsonScanner, Emit] | None = None  # see ``_json_take``
+        self._plain_json: tuple[JsonScanner, Emit] | None = None  # see ``plain_value``
         # the markers ``until`` waits for with nothing taken yet: see ``feed``
         self._holding: Markers | None = None
         # the markup of the call being read, kept from ``keep_markup`` on: the text
@@ -569,16 +569,25 @@ class TextScanner:
         if self._eof:
             return None
         if end == len(buf):  # nothing held back
-            self._plain_json = (scanner, emit)
-            self.plain_deltas(_plain_json_search(markers), self._json_take)
+            self.plain_value(_plain_json_search(markers), scanner, emit)
         return NEED
 
-    def _json_take(self, text: str) -> None:
-        """``json_until`` with only ``text`` unread, which holds no marker start and
-        no bracket: it is part of the value, still open."""
+    def plain_value(
+        self, search: Callable[[str], object], scanner: JsonScanner, emit: Emit
+    ) -> None:
+        """``plain_deltas`` for a request that passes an open JSON value to ``emit``
+        as it streams, ``scanner`` following it: a delta in which ``search`` finds
+        nothing (it must find every bracket) is part of the value, still open."""
+        self._plain_json = (scanner, emit)
+        self.plain_deltas(search, self._value_take)
+
+    def _value_take(self, text: str) -> None:
         assert self._plain_json is not None  # set with this take
         scanner, emit = self._plain_json
-        scanner.feed_open(text)
+        if scanner.escape or '"' in text or "'" in text or "\\" in text:
+            scanner.feed_open(text)
+        else:  # what ``feed_open`` does then, without a call (most deltas of a string)
+            scanner.consumed += len(text)
         emit(text)
 
     def json(self, scanner: JsonScanner, emit: Emit) -> bool | _Need:
@@ -716,8 +725,15 @@ class TextScanner:
     ) -> None:
         """Argument text, or the arguments as a value; ``repairs``: what reading the
         value changed (see ``values.type_value``)."""
-        if repairs or not isinstance(value, str) or not self.sink.delimited_arguments(index, value):
+        if repairs or not isinstance(value, str):
             self.sink.tool(index, None, None, value, repairs=repairs)
+        else:
+            self.sink.text_arguments(index, value)
+
+    def argument_text(self, index: int) -> Emit:
+        """``arguments(index, text)`` as an ``Emit`` for argument text as it streams,
+        without a Python frame of its own (a partial of the assembler's method)."""
+        return partial(self.sink.text_arguments, index)
 
     def end_call(self, index: int, *, truncated: bool = False) -> None:
         if index in self._open_calls:
