@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from toolwire.assemble import JsonScanner
+from toolwire.assemble.jsonscan import find_bracket
 from toolwire.coerce import json_type_name
 from toolwire.repair import partial_value, repair_json
 from toolwire.repair.strict import UNREAD
@@ -60,8 +61,6 @@ _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|nu
 _ARGUMENT_KEYS = ("arguments", "parameters")
 
 _HEAD, _ARGS, _TAIL, _BUFFER = range(4)
-# where streamed arguments may close (see ``_Envelope.step``)
-_BRACKET = re.compile(r"[{}\[\]]").search
 
 # outcomes of reading one envelope
 CALL, TRUNCATED, NOT_A_CALL = "call", "truncated", "not_a_call"
@@ -258,7 +257,7 @@ class _Envelope:
             if self.phase == _HEAD:
                 self._header()
             if (self.phase == _HEAD or self.phase == _BUFFER) and not sc._eof:
-                sc.plain_deltas(_BRACKET, self._take_head)
+                sc.plain_deltas(find_bracket, self._take_head)
         else:
             end = self._after_header(buf, pos)
             sc._pos = len(buf) if end < 0 else end
@@ -266,7 +265,7 @@ class _Envelope:
                 return self._streamed()
             if self.phase == _ARGS and not sc._eof:
                 assert self.inner is not None and self.emit_arguments is not None
-                sc.plain_value(_BRACKET, self.inner, self.emit_arguments)
+                sc.plain_value(find_bracket, self.inner, self.emit_arguments)
         if not sc._eof:
             return NEED
         return self._cut()

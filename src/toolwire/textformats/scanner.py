@@ -20,6 +20,7 @@ from functools import cache, lru_cache, partial
 from typing import Any
 
 from toolwire.assemble import CallAssembler, JsonScanner
+from toolwire.assemble.jsonscan import find_bracket
 from toolwire.names import resolve_tool_name
 from toolwire.repair.strict import UNREAD
 from toolwire.spec import ToolSpec
@@ -294,10 +295,11 @@ class TextScanner:
             self.whole_missed = -1
         # The request the grammar waits in took all the text before this delta and
         # said which deltas it would take whole (prose without a marker's first
-        # character, argument text without a bracket or quote): such a delta goes
-        # straight to it, as the request would pass it on. Most deltas of a stream
-        # are such; this skips the grammar's round trip for them (4-character deltas
-        # of 2 KB: 20-25 Python calls per delta down to 3-6, see ``bench/``).
+        # character, argument text without a bracket): such a delta goes straight to
+        # it, as the request would pass it on. Most deltas of a stream are such; this
+        # skips the grammar's round trip for them (4-character deltas of 2 KB, with
+        # the short paths below: 12.0 K instructions per delta instead of 24.6 K,
+        # callgrind; bench/bench_textformats_whole.py).
         search = self._plain_search
         if search is not None and search(text) is None:
             self._plain_take(text)
@@ -582,6 +584,7 @@ class TextScanner:
         self.plain_deltas(search, self._value_take)
 
     def _value_take(self, text: str) -> None:
+        """The take of ``plain_value``: ``text`` holds no bracket."""
         assert self._plain_json is not None  # set with this take
         scanner, emit = self._plain_json
         if scanner.escape or '"' in text or "'" in text or "\\" in text:
@@ -603,7 +606,10 @@ class TextScanner:
         if len(buf) > pos:
             emit(buf[pos:])
         self._pos = len(buf)
-        return False if self._eof else NEED
+        if self._eof:
+            return False
+        self.plain_value(find_bracket, scanner, emit)
+        return NEED
 
     # -- helpers for families -------------------------------------------------
 
