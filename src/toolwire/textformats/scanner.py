@@ -356,8 +356,6 @@ class TextScanner:
         self._req = next(gen)
 
     def _drive(self) -> None:
-        # the request that set these may answer now
-        self._plain_search, self._holding = None, None
         req, gen = self._req, self._gen
         if req is None or gen is None:
             return
@@ -365,6 +363,9 @@ class TextScanner:
         try:
             while True:
                 pos = self._pos
+                # only the request that answers NEED, ending this drive, may set these
+                # (a grammar may call a request's method directly, as a helper)
+                self._plain_search, self._holding = None, None
                 res = req[0](*req[1:])
                 if res is NEED:
                     break
