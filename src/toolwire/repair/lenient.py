@@ -16,9 +16,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]
 from typing import Any, Final
 
+import orjson
+
 from .numbers import float_underflows
+from .strict import strict_json
 
 __all__ = ["MAX_DEPTH", "LenientOutcome", "parse_lenient", "unescape_json_text"]
 
@@ -54,6 +58,11 @@ _RUN_SQ_LIKE: Final = re.compile(
 )
 _ESCAPE: Final = re.compile(r"""\\(["\\/bfnrt']|u[0-9a-fA-F]{4})""")
 _SURROGATE_PAIR: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_ANY_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# In a run: the escape \' (a run of backslashes of odd length before an apostrophe),
+# and a " that is not escaped (a run of even length before it).
+_APOSTROPHE_ESCAPE: Final = re.compile(r"(?<!\\)((?:\\\\)*)\\'")
+_RAW_QUOTE: Final = re.compile(r'(?<!\\)((?:\\\\)*)"')
 _DQ_LIKE: Final = '"\u201c\u201d'
 _SQ_LIKE: Final = "'\u2018\u2019`\u00b4"
 
@@ -149,6 +158,14 @@ def parse_lenient(text: str, *, prefix: bool = False) -> LenientOutcome:
     In prefix mode a string that runs to the end is kept whole (it is a prefix of the
     final string) instead of being cut back at a delimiter.
     """
+    quick = _cut_off_json(text, prefix)
+    if quick is not None:
+        return quick
+    return _parse(text, prefix)
+
+
+def _parse(text: str, prefix: bool) -> LenientOutcome:
+    """The reading of :func:`parse_lenient`, by the general reader alone."""
     parser = _Parser(text, prefix)
     try:
         value = parser.parse()
@@ -220,16 +237,34 @@ def _unescape_match(m: re.Match[str]) -> str:
 
 def _escapes_apostrophe(chunk: str) -> bool:
     """Does a run hold the escape ``\\'`` (not ``\\\\`` followed by ``'``)?"""
-    return any(m.group(1) == "'" for m in _ESCAPE.finditer(chunk))
+    return _APOSTROPHE_ESCAPE.search(chunk) is not None
 
 
-def _decode_run(chunk: str) -> str:
-    """Decode a run matched by one of the ``_RUN_*`` patterns."""
+def _decode_run(chunk: str, single: bool) -> str:
+    """Decode a run matched by one of the ``_RUN_*`` patterns (``single``: of a string
+    in single quotes, which may hold a bare ``"`` but no bare ``'``).
+
+    The escapes are decoded by the json module's C string scanner: a callback per
+    escape cost ~1,000 instructions per character on escape-heavy text (bench_lenient).
+    It knows neither ``\\'`` nor a bare ``"``, so both are written as ``\\u`` escapes
+    first: by ``str.replace`` where that is exact, else by a regex (slower: it tries
+    every position) that tells an escape from an escaped backslash before the quote."""
     if "\\" not in chunk:
         return chunk
-    out = _ESCAPE.sub(_unescape_match, chunk)
-    if "\\u" in chunk:
-        out = _join_surrogates(out)
+    body = chunk
+    if "\\'" in body:
+        if single:
+            body = body.replace("\\'", "\\u0027")
+        else:
+            body = _APOSTROPHE_ESCAPE.sub(r"\1\\u0027", body)
+    if single and '"' in body:
+        exact = '\\"' not in body
+        body = body.replace('"', "\\u0022") if exact else _RAW_QUOTE.sub(r"\1\\u0022", body)
+    out: str = _scanstring(body + '"', 0, True)[0]
+    if "\\u" in chunk and _ANY_SURROGATE.search(out):
+        # The scanner pairs only escaped surrogates; the reading this keeps pairs a
+        # surrogate written raw in the text with its escaped neighbour too.
+        return _join_surrogates(_ESCAPE.sub(_unescape_match, chunk))
     return out
 
 
@@ -858,7 +893,7 @@ class _Parser:
                 if "\\" in chunk:
                     if q == '"' and "\\'" in chunk and _escapes_apostrophe(chunk):
                         self.rep("invalid_escape")  # \' is not JSON; read as an apostrophe
-                    chunk = _decode_run(chunk)
+                    chunk = _decode_run(chunk, single=q not in _DQ_LIKE)
                 parts.append(chunk)
             i = j
             if i >= n:
@@ -1088,3 +1123,147 @@ def _decode_plain(raw: str) -> str:
     """Decode the escapes of a string body with no closing quote in it."""
     out = unescape_json_text(raw)
     return out
+
+
+# -- strict JSON cut off by the end of the text ----------------------------------------
+#
+# The common case (a call cut off by max_tokens) read at C speed, with exactly the
+# general reader's result: orjson checks that the text is the start of a JSON document,
+# the containers still open are closed and orjson reads the text so completed, and the
+# one value cut off at the end (an open string, a number, a literal) is read by the
+# general reader's own code. The general reader read such text at ~2,000-5,000
+# instructions per character (bench/bench_lenient.py); this path at ~100-200.
+
+# Strings (closed, or open to the end of the text) and the runs between them. Matched
+# from the start of the text, each string is found where it opens.
+_JSON_TOKENS: Final = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)|[^"]++', re.DOTALL)
+_CLOSED_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]++")
+_JSON_WS: Final = " \t\n\r"
+_SCALAR_CHARS: Final = "0123456789+-.eEtrufalsn"
+# Where the general reader's look-ahead ends, it may judge a closing quote otherwise
+# than JSON does: a key longer than _KEY_AHEAD looks at (200 characters and the two
+# quotes), and, after a string holding an unclosed bracket, more closers and white
+# space than closers_end looks at. Text with either is left to the general reader.
+_LONG_KEY: Final = 202
+_LONG_GAP: Final = 64
+
+
+def _cut_off_json(text: str, prefix: bool) -> LenientOutcome | None:
+    """The reading of a JSON object or array cut off by the end of ``text``, or
+    ``None`` where the text is something else (or the general reader might read it
+    otherwise than JSON does): then the general reader reads it."""
+    try:
+        orjson.loads(text)
+        return None  # whole JSON
+    except orjson.JSONDecodeError as exc:
+        if exc.pos < len(text):
+            return None  # not JSON before its end
+    try:
+        return _read_cut_off(text, prefix)
+    except Exception:  # e.g. `[1.5e`, where the general reader reports the error
+        return None
+
+
+def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
+    tokens: list[str] = _JSON_TOKENS.findall(text)
+    if not tokens or tokens[0].lstrip(_JSON_WS)[:1] not in ("{", "["):
+        return None  # a scalar at the top, or nothing
+    n = len(text)
+    last = tokens[-1]
+    open_string = last[0] == '"' and _CLOSED_STRING.fullmatch(last) is None
+    strings = tokens[1::2]  # tokens alternate: runs between strings, strings
+    if len(max(strings, key=len, default="")) > _LONG_KEY and _long_key(tokens, open_string):
+        return None
+    if len(max(tokens[0::2], key=len)) >= _LONG_GAP and _many_closers_after_bracket(tokens):
+        return None
+    stack: list[str] = []  # the closers of the containers open at the end
+    for c in _NOT_BRACKET.sub("", "".join(tokens[0::2])):
+        if c == "{":
+            stack.append("}")
+        elif c == "[":
+            stack.append("]")
+        else:
+            stack.pop()
+        if len(stack) > MAX_DEPTH:
+            return None
+    if not stack:
+        return None
+    in_object = stack[-1] == "}"
+    closers = "".join(reversed(stack))
+    cut = n  # where the text the reader keeps ends
+    tail_at = -1  # where a value cut off by the end starts
+    named: dict[str, None] = {}  # the repairs
+    if open_string:
+        start = n - len(last)
+        if in_object and tokens[-2].rstrip(_JSON_WS)[-1:] in ("{", ","):
+            if len(last) >= _LONG_KEY:
+                return None
+            cut = start  # a key cut off: dropped
+            named["unterminated_string"] = None
+        else:
+            tail_at = start
+    else:
+        trailing = "" if last[0] == '"' else last
+        body = trailing.rstrip(_JSON_WS)
+        end = body[-1:]
+        key_at = n - len(trailing) - len(strings[-1]) if strings else -1
+        if not body or end == ":":
+            # the text ends after a string (a value, or a key without a value)
+            before = tokens[2 * len(strings) - 2].rstrip(_JSON_WS)[-1:]
+            if end == ":" or (in_object and before in ("{", ",")):
+                if len(strings[-1]) > _LONG_KEY:
+                    return None
+                cut = key_at  # a key without a value: dropped
+        elif end == ",":
+            cut = n - len(trailing) + len(body) - 1
+        elif end not in ("{", "[", "}", "]") and body is trailing:
+            tail_at = n - len(trailing) + len(trailing.rstrip(_SCALAR_CHARS))
+    if tail_at >= 0:
+        completed = text[:tail_at] + "null" + closers
+    else:
+        head = text[:cut].rstrip(_JSON_WS)
+        completed = (head[:-1] if head.endswith(",") else head) + closers
+    ok, value, changed = strict_json(completed)
+    if not ok or changed:
+        return None
+    if tail_at >= 0:
+        reader = _Parser(text, prefix)
+        reader.i = tail_at
+        reader.stack = stack
+        reader.depth = len(stack)
+        tail = reader.value(_OBJ if in_object else _ARR)
+        if reader.i < n:
+            return None  # a string cut back at a delimiter: the text goes on from there
+        named = reader.repairs
+        inner = value  # the innermost open container: the last value at each level
+        for _ in range(len(stack) - 1):
+            inner = inner[-1] if type(inner) is list else next(reversed(inner.values()))
+        key = len(inner) - 1 if type(inner) is list else next(reversed(inner))
+        if tail is _MISSING:
+            del inner[key]
+        else:
+            inner[key] = tail
+    named["missing_closer"] = None
+    return LenientOutcome(value, True, tuple(named), True)
+
+
+def _long_key(tokens: list[str], open_string: bool) -> bool:
+    """Is a string longer than _LONG_KEY followed by a colon?"""
+    end = len(tokens) - 1 if open_string else len(tokens)
+    for k in range(1, end, 2):
+        if len(tokens[k]) > _LONG_KEY and k + 1 < end and tokens[k + 1].lstrip(_JSON_WS)[:1] == ":":
+            return True
+    return False
+
+
+def _many_closers_after_bracket(tokens: list[str]) -> bool:
+    """Is a string holding more ``{[`` than ``}]`` followed by _LONG_GAP characters or
+    more before the next string, starting with a closer?"""
+    for k in range(2, len(tokens), 2):
+        run = tokens[k]
+        if len(run) >= _LONG_GAP and run.lstrip(_JSON_WS)[:1] in ("}", "]"):
+            body = tokens[k - 1]
+            if body.count("{") + body.count("[") > body.count("}") + body.count("]"):
+                return True
+    return False

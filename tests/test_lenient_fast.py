@@ -1,0 +1,102 @@
+"""The lenient reader's fast paths give exactly what its general path gives.
+
+- JSON cut off by the end of the text (``lenient._cut_off_json``) against the general
+  reader (``lenient._parse``), on strict JSON cut at every offset, in both modes;
+- escapes in a run decoded by the C string scanner (``lenient._decode_run``) against
+  the per-escape decoding it replaced.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from toolwire.repair import lenient
+from toolwire.repair.lenient import _parse, parse_lenient
+
+# Strings with what the general reader looks at around a quote: brackets (unclosed ones
+# make it look for closers), commas, colons, quotes, backslashes, non-ASCII, surrogates.
+_CHARS = st.sampled_from(
+    [*"abc {}[],:\"\\/'\n\t#", "\u00e9", "\u4e16", "\U0001f600", "\ud800", "\x01"]
+)
+_STRINGS = st.text(_CHARS, max_size=12) | st.sampled_from(["k" * 201, "k" * 205, "{" * 3])
+_NUMBERS = st.integers(min_value=-(10**25), max_value=10**25) | st.floats(allow_nan=False)
+_VALUES = st.recursive(
+    st.none() | st.booleans() | _NUMBERS | _STRINGS,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(_STRINGS, children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def _text(value: object, indent: int | None, ascii_only: bool) -> str:
+    return json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+
+
+def _same(text: str) -> bool:
+    """Both modes agree with the general reader; True when the fast path read it."""
+    for prefix in (False, True):
+        assert parse_lenient(text, prefix=prefix) == _parse(text, prefix), (text, prefix)
+    return lenient._cut_off_json(text, False) is not None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(st.lists(_VALUES, max_size=4), st.dictionaries(_STRINGS, _VALUES, max_size=4)),
+    st.sampled_from([None, 0, 2, 40]),
+    st.booleans(),
+)
+def test_cut_off_json_reads_as_the_general_reader(
+    value: object, indent: int | None, ascii_only: bool
+) -> None:
+    text = _text(value, indent, ascii_only)
+    for cut in range(len(text)):
+        _same(text[:cut])
+
+
+@example('{"a": "x", "' + "k" * 205)  # a long key: left to the general reader
+@example('{"a": "{x"' + "\n" + " " * 80 + "}")  # an unclosed bracket, then many closers
+@example('{"a": [1.5e')  # the general reader reports an error here
+@example('{"a": "x, y}')  # cut back at a delimiter
+@example('["\\ud83d\\ude00", "\\ud83d')
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="{}[]\",:\\ 0123456789.-+eEtrufalsn\n#/'xu", max_size=40))
+def test_json_like_text_reads_as_the_general_reader(text: str) -> None:
+    _same(text)
+
+
+def test_the_fast_path_reads_cut_off_calls() -> None:
+    # the differential tests compare something: cut-off JSON takes the fast path
+    text = json.dumps({"path": "a.py", "lines": ["x = {1: 2}", 'print("hi")'], "n": [1, 2.5]})
+    missed = [cut for cut in range(1, len(text)) if not _same(text[:cut])]
+    # the one it leaves: a string that ends in `}` is cut back at a delimiter
+    assert missed == [text.index("2}") + 2]
+
+
+_RUN_TEXT = st.lists(
+    st.sampled_from([*"ab'\"\\u0dD8\u00e9", "\\u0027", "\\ud83d", "\\ude00", "\ud83d"]),
+    max_size=30,
+).map("".join)
+
+
+def _reference_decode(chunk: str) -> str:
+    """The decoding _decode_run replaced: one regex callback per escape."""
+    out = lenient._ESCAPE.sub(lenient._unescape_match, chunk)
+    return lenient._join_surrogates(out) if "\\u" in chunk else out
+
+
+@settings(max_examples=500, deadline=None)
+@given(_RUN_TEXT)
+def test_decoded_runs_read_as_before(text: str) -> None:
+    for run, single in (
+        (lenient._RUN_DQ, False),
+        (lenient._RUN_SQ, True),
+        (lenient._RUN_DQ_LIKE, False),
+        (lenient._RUN_SQ_LIKE, True),
+    ):
+        m = run.match(text)
+        chunk = m.group() if m else ""
+        assert lenient._decode_run(chunk, single) == _reference_decode(chunk), (chunk, single)
