@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+import orjson
+
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
 
 from .extract import Extracted, extract_candidates
@@ -47,10 +49,10 @@ def partial_value(text: str) -> Any:
     try:
         if not isinstance(text, str) or not text.strip():
             return None
-        ok, value, _ = strict_json(text)
+        ok, value, _, cut_off = _strict(text)
         if ok:
             return value
-        out = parse_lenient(text, prefix=True)
+        out = parse_lenient(text, prefix=True, cut_off=cut_off)
         return out.value if out.ok else None
     except Exception:  # the contract is: never raise
         return None
@@ -59,7 +61,7 @@ def partial_value(text: str) -> Any:
 def _repair(text: str) -> RepairResult:
     if not isinstance(text, str):
         return RepairResult(None, False, (), False, f"expected str, got {type(text).__name__}")
-    ok, value, repairs = strict_json(text)
+    ok, value, repairs, cut_off = _strict(text)
     if ok:
         return _finish(value, repairs, False)
     if not text.strip():
@@ -70,15 +72,26 @@ def _repair(text: str) -> RepairResult:
         return RepairResult(
             None, False, (), False, "several JSON values in code fences; expected exactly one"
         )
-    result = _read_candidates([*before, Extracted(text, ())], text)
+    result = _read_candidates([*before, Extracted(text, ())], text, cut_off)
     if result.ok or not after or (result.error or "").startswith("several"):
         return result
     # The text starts like a value but is not one (` - {"a": 1}`): try from a bracket.
-    retry = _read_candidates(after, text)
+    retry = _read_candidates(after, text, cut_off)
     return retry if retry.ok else result
 
 
-def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
+def _strict(text: str) -> tuple[bool, Any, tuple[str, ...], bool]:
+    """:func:`strict_json`, and whether orjson ran out of text: the lenient reader
+    needs to know, and asking orjson again costs ~18,000 instructions (bench_lenient)."""
+    try:
+        loaded = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        return False, None, (), exc.pos >= len(text)
+    ok, value, repairs = strict_json(text, loaded)
+    return ok, value, repairs, False
+
+
+def _read_candidates(candidates: list[Extracted], text: str, cut_off: bool) -> RepairResult:
     for cand in candidates:
         if cand.text is not text:
             ok, value, repairs = strict_json(cand.text)
@@ -91,7 +104,7 @@ def _read_candidates(candidates: list[Extracted], text: str) -> RepairResult:
                 return _finish(value, (*cand.repairs, "python_literal", *repairs), False, cand.text)
     first_error: str | None = None
     for cand in candidates:
-        out = parse_lenient(cand.text)
+        out = parse_lenient(cand.text, cut_off=cut_off if cand.text is text else None)
         if out.ok:
             return _finish(out.value, (*cand.repairs, *out.repairs), out.truncated, cand.text)
         if first_error is None or cand.text is text:
@@ -106,7 +119,7 @@ def _finish(
 ) -> RepairResult:
     """``source``: the text a non-strict reader read. (Strict JSON, which orjson read,
     never holds a lone surrogate; the other readers keep one, as ``json.loads`` does.)"""
-    if source is not None and _SURROGATE_HINT.search(source):
+    if source is not None and _may_hold_surrogate(source):
         value, lone = replace_surrogates_in(value)
         if lone:
             repairs = (*repairs, LONE_SURROGATE)
@@ -118,6 +131,14 @@ def _finish(
                 value = decoded
                 repairs = (*repairs, "double_encoded", *inner_repairs)
     return RepairResult(value, True, _unique(repairs), truncated)
+
+
+def _may_hold_surrogate(text: str) -> bool:
+    # ASCII text without \u or \U escapes holds none; the regex search is slow (~165
+    # instructions per character, bench_lenient), str.isascii() takes no time.
+    if text.isascii() and "\\u" not in text and "\\U" not in text:
+        return False
+    return _SURROGATE_HINT.search(text) is not None
 
 
 def _unique(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -152,13 +152,16 @@ class LenientOutcome:
     error: str | None = None
 
 
-def parse_lenient(text: str, *, prefix: bool = False) -> LenientOutcome:
+def parse_lenient(
+    text: str, *, prefix: bool = False, cut_off: bool | None = None
+) -> LenientOutcome:
     """Read ``text`` leniently; ``prefix=True`` reads it as the start of a longer text.
 
     In prefix mode a string that runs to the end is kept whole (it is a prefix of the
-    final string) instead of being cut back at a delimiter.
+    final string) instead of being cut back at a delimiter. ``cut_off``: whether strict
+    JSON reading ``text`` (orjson) ran out of text, where the caller knows it already.
     """
-    quick = _cut_off_json(text, prefix)
+    quick = _cut_off_json(text, prefix, cut_off)
     if quick is not None:
         return quick
     return _parse(text, prefix)
@@ -1134,51 +1137,74 @@ def _decode_plain(raw: str) -> str:
 # general reader's own code. The general reader read such text at ~2,000-5,000
 # instructions per character (bench/bench_lenient.py); this path at ~100-200.
 
-# Strings (closed, or open to the end of the text) and the runs between them. Matched
-# from the start of the text, each string is found where it opens.
-_JSON_TOKENS: Final = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)|[^"]++', re.DOTALL)
-_CLOSED_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]++")
 _JSON_WS: Final = " \t\n\r"
 _SCALAR_CHARS: Final = "0123456789+-.eEtrufalsn"
+# Deletes every ASCII character but brackets (outside strings, JSON is ASCII).
+# str.translate: ~20 instructions per character, a regex ~180 (bench_lenient).
+_BRACKETS_ONLY: Final = {c: None for c in range(128) if chr(c) not in "[]{}"}
 # Where the general reader's look-ahead ends, it may judge a closing quote otherwise
-# than JSON does: a key longer than _KEY_AHEAD looks at (200 characters and the two
-# quotes), and, after a string holding an unclosed bracket, more closers and white
-# space than closers_end looks at. Text with either is left to the general reader.
-_LONG_KEY: Final = 202
+# than JSON does: a key longer than _KEY_AHEAD looks at (200 characters), and, after a
+# string holding an unclosed bracket, more closers and white space than closers_end
+# looks at. Text with either is left to the general reader.
+_LONG_KEY: Final = 200
 _LONG_GAP: Final = 64
 
 
-def _cut_off_json(text: str, prefix: bool) -> LenientOutcome | None:
+def _cut_off_json(text: str, prefix: bool, cut_off: bool | None = None) -> LenientOutcome | None:
     """The reading of a JSON object or array cut off by the end of ``text``, or
     ``None`` where the text is something else (or the general reader might read it
-    otherwise than JSON does): then the general reader reads it."""
-    try:
-        orjson.loads(text)
-        return None  # whole JSON
-    except orjson.JSONDecodeError as exc:
-        if exc.pos < len(text):
-            return None  # not JSON before its end
+    otherwise than JSON does): then the general reader reads it. ``cut_off``: whether
+    orjson, reading ``text``, ran out of text (``None``: not known yet)."""
+    if cut_off is None:
+        try:
+            orjson.loads(text)
+            return None  # whole JSON
+        except orjson.JSONDecodeError as exc:
+            cut_off = exc.pos >= len(text)
+    if not cut_off:
+        return None  # not JSON before its end
     try:
         return _read_cut_off(text, prefix)
     except Exception:  # e.g. `[1.5e`, where the general reader reports the error
         return None
 
 
+def _split_strings(text: str) -> list[str]:
+    """``text`` split at the quotes that open and close strings: the runs between
+    strings and the strings' bodies, alternately (an even count: the last string is
+    open). For JSON only: between strings, a backslash is an error."""
+    pieces = text.split('"')  # C speed; \" inside a string splits it too: rejoined
+    if '\\"' not in text:
+        return pieces
+    out: list[str] = []
+    held: list[str] = []
+    inside = False
+    for piece in pieces:
+        held.append(piece)
+        if inside and piece.endswith("\\") and (len(piece) - len(piece.rstrip("\\"))) % 2:
+            continue  # the quote after this piece is escaped
+        out.append('"'.join(held))
+        held = []
+        inside = not inside
+    if held:
+        out.append('"'.join(held))
+    return out
+
+
 def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
-    tokens: list[str] = _JSON_TOKENS.findall(text)
-    if not tokens or tokens[0].lstrip(_JSON_WS)[:1] not in ("{", "["):
+    parts = _split_strings(text)
+    if parts[0].lstrip(_JSON_WS)[:1] not in ("{", "["):
         return None  # a scalar at the top, or nothing
     n = len(text)
-    last = tokens[-1]
-    open_string = last[0] == '"' and _CLOSED_STRING.fullmatch(last) is None
-    strings = tokens[1::2]  # tokens alternate: runs between strings, strings
-    if len(max(strings, key=len, default="")) > _LONG_KEY and _long_key(tokens, open_string):
+    gaps = parts[0::2]
+    bodies = parts[1::2]
+    open_string = len(parts) % 2 == 0
+    if len(max(bodies, key=len, default="")) > _LONG_KEY and _long_key(parts, open_string):
         return None
-    if len(max(tokens[0::2], key=len)) >= _LONG_GAP and _many_closers_after_bracket(tokens):
+    if len(max(gaps, key=len)) >= _LONG_GAP and _many_closers_after_bracket(parts):
         return None
     stack: list[str] = []  # the closers of the containers open at the end
-    for c in _NOT_BRACKET.sub("", "".join(tokens[0::2])):
+    for c in "".join(gaps).translate(_BRACKETS_ONLY):
         if c == "{":
             stack.append("}")
         elif c == "[":
@@ -1193,28 +1219,35 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     closers = "".join(reversed(stack))
     cut = n  # where the text the reader keeps ends
     tail_at = -1  # where a value cut off by the end starts
+    tail: Any = _MISSING
     named: dict[str, None] = {}  # the repairs
     if open_string:
-        start = n - len(last)
-        if in_object and tokens[-2].rstrip(_JSON_WS)[-1:] in ("{", ","):
-            if len(last) >= _LONG_KEY:
+        body = parts[-1]
+        start = n - len(body) - 1
+        if in_object and parts[-2].rstrip(_JSON_WS)[-1:] in ("{", ","):
+            if len(body) > _LONG_KEY:
                 return None
             cut = start  # a key cut off: dropped
             named["unterminated_string"] = None
         else:
             tail_at = start
+            if "\\" not in body[-6:] and (prefix or text.rstrip()[-1:] not in (",", "]", "}")):
+                # One run to the end, no escape cut off, not cut back at a delimiter:
+                # what string() and unterminated() read, decoded at once.
+                tail = _decode_run(body, single=False)
+                named["unterminated_string"] = None
     else:
-        trailing = "" if last[0] == '"' else last
+        trailing = parts[-1]
         body = trailing.rstrip(_JSON_WS)
         end = body[-1:]
-        key_at = n - len(trailing) - len(strings[-1]) if strings else -1
         if not body or end == ":":
             # the text ends after a string (a value, or a key without a value)
-            before = tokens[2 * len(strings) - 2].rstrip(_JSON_WS)[-1:]
+            key = parts[-2]
+            before = parts[-3].rstrip(_JSON_WS)[-1:]
             if end == ":" or (in_object and before in ("{", ",")):
-                if len(strings[-1]) > _LONG_KEY:
+                if len(key) > _LONG_KEY:
                     return None
-                cut = key_at  # a key without a value: dropped
+                cut = n - len(trailing) - len(key) - 2  # a key without a value: dropped
         elif end == ",":
             cut = n - len(trailing) + len(body) - 1
         elif end not in ("{", "[", "}", "]") and body is trailing:
@@ -1228,42 +1261,43 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     if not ok or changed:
         return None
     if tail_at >= 0:
-        reader = _Parser(text, prefix)
-        reader.i = tail_at
-        reader.stack = stack
-        reader.depth = len(stack)
-        tail = reader.value(_OBJ if in_object else _ARR)
-        if reader.i < n:
-            return None  # a string cut back at a delimiter: the text goes on from there
-        named = reader.repairs
+        if not named:
+            reader = _Parser(text, prefix)
+            reader.i = tail_at
+            reader.stack = stack
+            reader.depth = len(stack)
+            tail = reader.value(_OBJ if in_object else _ARR)
+            if reader.i < n:
+                return None  # a string cut back at a delimiter: the text goes on from there
+            named = reader.repairs
         inner = value  # the innermost open container: the last value at each level
         for _ in range(len(stack) - 1):
             inner = inner[-1] if type(inner) is list else next(reversed(inner.values()))
-        key = len(inner) - 1 if type(inner) is list else next(reversed(inner))
+        at = len(inner) - 1 if type(inner) is list else next(reversed(inner))
         if tail is _MISSING:
-            del inner[key]
+            del inner[at]
         else:
-            inner[key] = tail
+            inner[at] = tail
     named["missing_closer"] = None
     return LenientOutcome(value, True, tuple(named), True)
 
 
-def _long_key(tokens: list[str], open_string: bool) -> bool:
+def _long_key(parts: list[str], open_string: bool) -> bool:
     """Is a string longer than _LONG_KEY followed by a colon?"""
-    end = len(tokens) - 1 if open_string else len(tokens)
-    for k in range(1, end, 2):
-        if len(tokens[k]) > _LONG_KEY and k + 1 < end and tokens[k + 1].lstrip(_JSON_WS)[:1] == ":":
+    end = len(parts) - 1 if open_string else len(parts)
+    for k in range(1, end - 1, 2):
+        if len(parts[k]) > _LONG_KEY and parts[k + 1].lstrip(_JSON_WS)[:1] == ":":
             return True
     return False
 
 
-def _many_closers_after_bracket(tokens: list[str]) -> bool:
+def _many_closers_after_bracket(parts: list[str]) -> bool:
     """Is a string holding more ``{[`` than ``}]`` followed by _LONG_GAP characters or
     more before the next string, starting with a closer?"""
-    for k in range(2, len(tokens), 2):
-        run = tokens[k]
+    for k in range(2, len(parts), 2):
+        run = parts[k]
         if len(run) >= _LONG_GAP and run.lstrip(_JSON_WS)[:1] in ("}", "]"):
-            body = tokens[k - 1]
+            body = parts[k - 1]
             if body.count("{") + body.count("[") > body.count("}") + body.count("]"):
                 return True
     return False
