@@ -62,6 +62,10 @@ def extract_candidates(text: str) -> tuple[list[Extracted], list[Extracted]]:
         before.append(Extracted(stripped[:-3].rstrip("`"), ("code_fence",)))
     if _ESCAPED_START.match(text):
         before.append(Extracted(unescape_json_text(stripped), ("escaped_json",)))
+    if stripped[0] in "{[\"'":
+        # A later bracket is never read from when the text opens a value itself: it
+        # would hide the value's truncation (F1).
+        return before, after
     # Prose before the value: read from the first bracket.
     brace = stripped.find("{")
     bracket = stripped.find("[")
@@ -69,9 +73,8 @@ def extract_candidates(text: str) -> tuple[list[Extracted], list[Extracted]]:
     prose = [Extracted(stripped[p:], ("surrounding_text",)) for p in starts]
     if stripped[0] not in _VALUE_START:
         before.extend(prose)
-    elif stripped[0] not in "{[\"'":
-        # ` - {"a": 1}`: a stray character before the value. Never for text that
-        # opens a value itself: a later bracket would hide its truncation (F1).
+    else:
+        # ` - {"a": 1}`: a stray character before the value.
         after.extend(prose)
     return before, after
 

@@ -1199,9 +1199,9 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     gaps = parts[0::2]
     bodies = parts[1::2]
     open_string = len(parts) % 2 == 0
-    if len(max(bodies, key=len, default="")) > _LONG_KEY and _long_key(parts, open_string):
+    if max(map(len, bodies), default=0) > _LONG_KEY and _long_key(parts, open_string):
         return None
-    if len(max(gaps, key=len)) >= _LONG_GAP and _many_closers_after_bracket(parts):
+    if max(map(len, gaps)) >= _LONG_GAP and _many_closers_after_bracket(parts):
         return None
     stack: list[str] = []  # the closers of the containers open at the end
     for c in "".join(gaps).translate(_BRACKETS_ONLY):
