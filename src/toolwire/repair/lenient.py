@@ -1172,23 +1172,12 @@ def _cut_off_json(text: str, prefix: bool, cut_off: bool | None = None) -> Lenie
 def _split_strings(text: str) -> list[str]:
     """``text`` split at the quotes that open and close strings: the runs between
     strings and the strings' bodies, alternately (an even count: the last string is
-    open). For JSON only: between strings, a backslash is an error."""
-    pieces = text.split('"')  # C speed; \" inside a string splits it too: rejoined
-    if '\\"' not in text:
-        return pieces
-    out: list[str] = []
-    held: list[str] = []
-    inside = False
-    for piece in pieces:
-        held.append(piece)
-        if inside and piece.endswith("\\") and (len(piece) - len(piece.rstrip("\\"))) % 2:
-            continue  # the quote after this piece is escaped
-        out.append('"'.join(held))
-        held = []
-        inside = not inside
-    if held:
-        out.append('"'.join(held))
-    return out
+    open). For JSON only (between strings, a backslash is an error). Escapes in the
+    bodies may be masked: lengths and brackets are kept, the characters not."""
+    if '\\"' in text:
+        # mask \\ then \" (same length) so that only the quotes that delimit remain
+        text = text.replace("\\\\", "__").replace('\\"', "__")
+    return text.split('"')  # C speed: a regex costs ~100 instructions per character
 
 
 def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
@@ -1222,8 +1211,8 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     tail: Any = _MISSING
     named: dict[str, None] = {}  # the repairs
     if open_string:
-        body = parts[-1]
-        start = n - len(body) - 1
+        start = n - len(parts[-1]) - 1
+        body = text[start + 1 :]  # unmasked
         if in_object and parts[-2].rstrip(_JSON_WS)[-1:] in ("{", ","):
             if len(body) > _LONG_KEY:
                 return None
