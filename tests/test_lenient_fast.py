@@ -9,11 +9,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from toolwire.repair import lenient
+from toolwire.repair import ladder, lenient
 from toolwire.repair.lenient import _parse, parse_lenient
 
 # Strings with what the general reader looks at around a quote: brackets (unclosed ones
@@ -104,3 +105,13 @@ def test_decoded_runs_read_as_before(text: str) -> None:
         m = run.match(text)
         chunk = m.group() if m else ""
         assert lenient._decode_run(chunk, single) == _reference_decode(chunk), (chunk, single)
+
+
+_SURROGATE_HINT = re.compile(r"[\ud800-\udfff]|\\(?:u|U0000)[dD][89a-fA-F]")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([*"ab\\uU0dD8\u00e9{", "\ud800", "\udfff", "\\ud8"]), max_size=20))
+def test_surrogate_check_is_the_regex_it_replaced(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert ladder._may_hold_surrogate(text) == (_SURROGATE_HINT.search(text) is not None)
