@@ -18,7 +18,7 @@ import orjson
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
 
 from .extract import Extracted, extract_candidates
-from .lenient import parse_lenient
+from .lenient import has_raw_surrogate, parse_lenient
 from .pyliteral import looks_pythonish, parse_python_literal
 from .result import RepairResult
 from .strict import strict_json
@@ -139,13 +139,7 @@ def _may_hold_surrogate(text: str) -> bool:
     with a literal backslash, and encoding, cost far less.)"""
     if ("\\u" in text or "\\U" in text) and _ESCAPED_SURROGATE.search(text):
         return True
-    if text.isascii():
-        return False
-    try:
-        text.encode("utf-8")  # only a surrogate fails
-    except UnicodeEncodeError:
-        return True
-    return False
+    return has_raw_surrogate(text)
 
 
 def _unique(names: tuple[str, ...]) -> tuple[str, ...]:
