@@ -65,6 +65,9 @@ def test_cut_off_json_reads_as_the_general_reader(
 @example('{"a": "x", "' + "k" * 205)  # a long key: left to the general reader
 @example('{"a": "{x"' + "\n" + " " * 80 + "}")  # an unclosed bracket, then many closers
 @example('{"a": [1.5e')  # the general reader reports an error here
+@example('{"a": 1, "a": 2, "b": "x')  # a repeated key
+@example('[1e-400, 2.5e-3, "x')  # a number below a double
+@example('[12345678901234567890123, 1.5, "x')  # an integer beyond 64 bits
 @example('{"a": "x, y}')  # cut back at a delimiter
 @example('["\\ud83d\\ude00", "\\ud83d')
 @settings(max_examples=300, deadline=None)
