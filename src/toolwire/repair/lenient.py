@@ -8,6 +8,12 @@ re-reads text -- a string that runs to the end of the input although the input e
 with a closer, cut back at its first delimiter -- draws on a budget of ``2 * len(text)``
 characters, so the total work stays below ``3 * len(text)``.
 
+Strict JSON cut off by the end of the text -- the common case, a call cut off by
+max_tokens -- is first tried by a faster reading that gives exactly the general
+reader's result or steps aside (``_cut_off_json``, at the end of this module): it uses
+C functions (``str.split``, ``str.translate``, orjson, the json scanner) in a fixed
+number of passes, so it is linear too.
+
 The parser never raises: :func:`parse_lenient` returns a :class:`LenientOutcome`.
 """
 
@@ -1150,11 +1156,15 @@ def _decode_plain(raw: str) -> str:
 # -- strict JSON cut off by the end of the text ----------------------------------------
 #
 # The common case (a call cut off by max_tokens) read at C speed, with exactly the
-# general reader's result: orjson checks that the text is the start of a JSON document,
-# the containers still open are closed and orjson reads the text so completed, and the
-# one value cut off at the end (an open string, a number, a literal) is read by the
-# general reader's own code. The general reader read such text at ~2,000-5,000
-# instructions per character (bench/bench_lenient.py); this path at ~100-200.
+# general reader's result: orjson checks that the text is the start of a JSON document
+# (the ladder passes on what its strict reading found), the containers still open are
+# closed and the json scanner reads the text so completed, and the one value cut off at
+# the end (an open string, a number, a literal) is read by the general reader's own
+# code (an open string with no escape at its end: decoded as string() would). The
+# general reader read such text at ~2,000-5,000 instructions per character
+# (bench/bench_lenient.py); the whole repair ladder now reads a 2 KB write_file call
+# cut off at ~180, nested objects at ~440 (the json scanner and str.split's substrings
+# are most of it).
 
 _JSON_WS: Final = " \t\n\r"
 _SCALAR_CHARS: Final = "0123456789+-.eEtrufalsn"
