@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -118,3 +119,20 @@ _SURROGATE_HINT = re.compile(r"[\ud800-\udfff]|\\(?:u|U0000)[dD][89a-fA-F]")
 def test_surrogate_check_is_the_regex_it_replaced(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert ladder._may_hold_surrogate(text) == (_SURROGATE_HINT.search(text) is not None)
+
+
+def test_cut_off_json_time_is_linear() -> None:
+    def shape(n: int) -> str:
+        items = [{"k": i, "s": 'a \\"b\\" {c', "t": [True, None, 1.5]} for i in range(n)]
+        return json.dumps({"items": items})[:-3]  # cut inside the last item
+
+    def best(text: str) -> float:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            assert lenient._cut_off_json(text, False) is not None
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    small, large = best(shape(2_000)), best(shape(8_000))
+    assert large < small * 4 * 3  # 4x the input; quadratic would be 16x
