@@ -152,6 +152,17 @@ class _Writer:
             return after  # a missing comma
         return "," + after
 
+    def inner(self, pieces: list[str], depth: int) -> str:
+        """The members or items of a container, between its brackets."""
+        inner = ""
+        for i, piece in enumerate(pieces):
+            inner += self.nl(depth + 1) + self.gap() + piece
+            if i < len(pieces) - 1:
+                inner += self.sep("" if self.indent is not None else " ")
+        if pieces and self.hit(0.5):
+            inner += ","  # a trailing comma
+        return inner
+
     def obj(self, depth: int) -> str:
         rng = self.rng
         members = []
@@ -159,25 +170,12 @@ class _Writer:
             key = "k" * 210 if self.long_key and rng.random() < 0.3 else _string(rng) or "k"
             colon = "" if self.hit(0.2) else ":"
             members.append(self.string(key, key=True) + colon + " " + self.value(depth + 1))
-        inner = ""
-        for i, member in enumerate(members):
-            inner += self.nl(depth + 1) + self.gap() + member
-            if i < len(members) - 1:
-                inner += self.sep("" if self.indent is not None else " ")
-        if members and self.hit(0.5):
-            inner += ","  # a trailing comma
-        return "{" + inner + self.nl(depth) + "}"
+        return "{" + self.inner(members, depth) + self.nl(depth) + "}"
 
     def arr(self, depth: int) -> str:
         rng = self.rng
         items = [self.value(depth + 1) for _ in range(rng.randint(0, 4))]
-        inner = ""
-        for i, item in enumerate(items):
-            inner += self.nl(depth + 1) + self.gap() + item
-            if i < len(items) - 1:
-                inner += self.sep("" if self.indent is not None else " ")
-        if items and self.hit(0.5):
-            inner += ","
+        inner = self.inner(items, depth)
         if self.hit(0.1):
             return "(" + inner + ")"  # a tuple
         return "[" + inner + self.nl(depth) + "]"
