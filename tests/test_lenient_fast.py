@@ -128,10 +128,10 @@ def test_cut_off_json_time_is_linear() -> None:
 
     def best(text: str) -> float:
         times = []
-        for _ in range(3):
-            start = time.perf_counter()
+        for _ in range(7):  # CPU time, best of 7: other processes share the machine
+            start = time.process_time()
             assert lenient._cut_off_json(text, False) is not None
-            times.append(time.perf_counter() - start)
+            times.append(time.process_time() - start)
         return min(times)
 
     small, large = best(shape(2_000)), best(shape(8_000))
