@@ -271,3 +271,24 @@ def test_F1_strict_prefix_of_a_dict_is_never_complete(
     except ValueError:
         pass
     assert repair_json(prefix).status in ("truncated", "failed")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"a": [1.5e', 1.5),
+        ('{"a": -2.5E-', -2.5),
+        ('{"a": 1.5e+', 1.5),
+        ('{"a": 2e', 2.0),
+        ('{"a": 2.e-', 2.0),
+    ],
+)
+def test_F1_an_exponent_cut_off_after_a_fraction_reads_the_number_before_it(
+    text: str, value: float
+) -> None:
+    # '1.5e' cut off used to become float('1.5.0') and fail as an internal error.
+    result = repair_json(text)
+    assert result.ok and result.truncated
+    got = result.value["a"]
+    assert (got[0] if isinstance(got, list) else got) == value
+    assert "invalid_number" in result.repairs

@@ -746,7 +746,10 @@ class _Parser:
                     self.truncated = True
                 self.rep("invalid_number")
                 self.i = end
-                return self.number_value(clean + ".0") if clean not in ("", "-") else _MISSING
+                if clean in ("", "-"):
+                    return _MISSING
+                # 2e → 2.0 (an exponent makes a float); 1.5e → 1.5 (already one)
+                return self.number_value(clean if "." in clean else clean + ".0")
             if clean.endswith("."):
                 if end >= n:
                     self.truncated = True
