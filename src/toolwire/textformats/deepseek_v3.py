@@ -13,7 +13,7 @@ from toolwire.assemble import JsonScanner
 from toolwire.repair.strict import UNREAD
 from toolwire.textformats.jsoncalls import loads_or_unread
 from toolwire.textformats.need import WS_LIMIT
-from toolwire.textformats.scanner import Grammar, Markers, TextScanner
+from toolwire.textformats.scanner import Grammar, Markers, TextScanner, WholeCall
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
 CALLS_END = "<｜tool▁calls▁end｜>"
@@ -30,6 +30,11 @@ _BETWEEN = Markers(CALL_BEGIN, CALLS_END)
 # the whitespace ``expect`` skips
 _SPACES = rf"[ \t\r\n]{{0,{WS_LIMIT}}}"
 _WHOLE_HEAD = re.compile(rf"function{SEP}([^\n`{{\[<]+)\n{_SPACES}```json{_SPACES}(?=[{{\[])")
+# ``call_section``'s steps around the calls: the first call's marker after the
+# section's (``expect``), and the marker after a call, past whitespace (``unreadable``:
+# \s as ``str.strip`` drops it)
+_FIRST = re.compile(rf"{_SPACES}{CALL_BEGIN}")
+_NEXT = re.compile(rf"\s*({CALL_BEGIN}|{CALLS_END})")
 
 
 class DeepSeekV3Extractor(TextScanner):
@@ -41,34 +46,67 @@ class DeepSeekV3Extractor(TextScanner):
             yield from self.call_section(marker == CALLS_BEGIN, CALL_BEGIN, _BETWEEN, self._one)
         )
 
+    def whole_calls(self, marker: str) -> list[WholeCall] | None:
+        """``call``'s section read at once, when each call in it is in the usual shape
+        (see ``_read_whole``) and it ends with its marker (see
+        ``TextScanner.whole_calls``)."""
+        buf = self._buf
+        if marker == CALLS_BEGIN:
+            first = _FIRST.match(buf, self._pos)
+            if first is None:
+                return None
+            self._pos = first.end()
+        calls = []
+        while True:
+            found = self._read_whole()
+            if found is None:
+                return None
+            calls.append(found)
+            after = _NEXT.match(buf, self._pos)
+            if after is None:
+                return None
+            self._pos = after.end()
+            if after.group(1) == CALLS_END:
+                return calls
+
     def _whole(self) -> bool:
-        """The usual V3 call, ``function<｜tool▁sep｜>N``, a fenced object and its end
-        marker, all in the buffer (text fed whole, a large read): read at once, as one
-        call. The arguments run from the ``{`` to the closing fence before the end
-        marker and must be strict JSON: then they are what ``json_until`` would find,
-        orjson's reading of them is handed on to the finisher, and the call is the one
-        the streaming path reads (F15). False, nothing consumed, for anything else.
+        """The usual V3 call all in the buffer (text fed whole, a large read): read at
+        once, as one call (see ``_read_whole``). False, nothing consumed, for anything
+        else.
 
         Measured with callgrind on 2 KB of text with 4 calls: the streaming path costs
         about 140 K instructions more per call (its requests, the bracket scan, the
         call begun, fed and closed in three steps)."""
+        found = self._read_whole()
+        if found is None:
+            return False
+        name, arguments, loaded = found
+        self.whole_call(name, arguments, loaded=loaded)
+        return True
+
+    def _read_whole(self) -> WholeCall | None:
+        """The usual V3 call, ``function<｜tool▁sep｜>N``, a fenced object and its end
+        marker, all in the buffer: the position moved past its end marker, its name,
+        arguments and ``orjson.loads`` of them; None, nothing consumed, for anything
+        else. The arguments run from the ``{`` to the closing fence before the end
+        marker and must be strict JSON: then they are what ``json_until`` would find,
+        and the call is the one the streaming path reads (F15)."""
         buf = self._buf
         m = _WHOLE_HEAD.match(buf, self._pos)
         if m is None:
-            return False
+            return None
         name = m.group(1).strip()
         end = _AFTER.search(buf, m.end())
         if not name or end is None or end.group() != CALL_END:
-            return False
+            return None
         arguments = buf[m.end() : end.start()].rstrip()
         if arguments.endswith("```"):
             arguments = arguments[:-3].rstrip()  # the closing fence
         loaded = loads_or_unread(arguments)
         if loaded is UNREAD:
-            return False
+            return None
         self._pos = end.end()
-        self.whole_call(name, arguments, loaded=loaded)
-        return True
+        return name, arguments, loaded
 
     def _one(self) -> Grammar:
         if self._whole():

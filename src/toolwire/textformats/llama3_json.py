@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import re
 
-from toolwire.textformats.jsoncalls import CALL, envelope, whole_envelope
-from toolwire.textformats.scanner import Grammar, TextScanner
+from toolwire.textformats.jsoncalls import CALL, envelope, read_whole_envelope, whole_envelope
+from toolwire.textformats.scanner import Grammar, TextScanner, WholeCall
 
 _OBJECT = re.compile(r"[ \t\r\n]{0,64}(?=\{)")
 # "; " between calls; some models put only whitespace, which counts only before an
 # object that starts like a call (so a JSON value after a call keeps its spacing)
 _SEPARATOR = re.compile(r'[ \t\r\n]{0,16}(?:;[ \t\r\n]{0,16}(?=\{)|(?=\{[ \t\r\n]{0,16}"name"))')
+_SEPARATOR_LIMIT = 48
+# the first character after a call that tells ``peek`` at once there is no separator
+_NOT_SEPARATOR = re.compile(r"[ \t\r\n]*[\x00-\x7f]")
 
 
 class Llama3JsonExtractor(TextScanner):
@@ -29,6 +32,27 @@ class Llama3JsonExtractor(TextScanner):
         if found:
             self.skip(found.end() - self._pos)
             yield from self._sequence(bare=True)
+
+    def whole_calls(self, marker: str) -> list[WholeCall] | None:
+        """``call``'s calls read at once (see ``TextScanner.whole_calls``)."""
+        calls = []
+        buf = self._buf
+        while True:
+            found = read_whole_envelope(self, self.STRAY, take=False)
+            if found is None:
+                return None
+            calls.append(found)
+            pos = self._pos
+            sep = _SEPARATOR.match(buf, pos)
+            if sep is None:
+                break
+            self._pos = sep.end()
+        # where ``peek`` answers "no separator" (else its request decides)
+        lead = _NOT_SEPARATOR.match(buf, pos)
+        decided = lead is not None and buf[lead.end() - 1] not in ";{"
+        if decided or self._eof or len(buf) - pos >= _SEPARATOR_LIMIT:
+            return calls
+        return None
 
     def call(self, marker: str) -> Grammar:
         r = yield from self.after_marker(("{",))
@@ -51,7 +75,7 @@ class Llama3JsonExtractor(TextScanner):
                 if outcome != CALL:
                     return
             first_read = False
-            sep = yield (self.peek, _SEPARATOR, 48, ";{")
+            sep = yield (self.peek, _SEPARATOR, _SEPARATOR_LIMIT, ";{")
             if not sep:
                 return
             self.skip(sep.end() - self._pos)

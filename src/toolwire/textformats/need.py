@@ -18,3 +18,6 @@ Emit = Callable[[str], None]
 Request = tuple[Any, ...]
 # A family's grammar: yields requests, receives their answers, returns a result.
 Grammar = Generator[Request, Any, Any]
+# a call read whole at once (text fed whole): its name, its arguments' text and
+# ``orjson.loads`` of it
+WholeCall = tuple[str, str, Any]
