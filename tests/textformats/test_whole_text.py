@@ -219,3 +219,151 @@ def test_the_whole_header_reads_what_the_streaming_header_reads(
         slow = _HEADER.match(text, start)
         assert slow is not None and slow.end() == fast.end()
         assert _decode_name(slow.group(1)) == fast.group(1)
+
+
+# ``TextScanner._whole_text`` (text fed whole, read without the grammar's requests) must
+# report exactly what the requests report: the same events, in the same order, text
+# pieces included. Pieces near the shapes it reads, in any order, cut off anywhere.
+_ARGS = ['{"query": "a"}', '{"query": "a</tool_call>b"}', "{'query': 'a'}", '{"query": "a"']
+_DS_CALL = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n```json\n{}\n```<｜tool▁call▁end｜>"
+_WHOLE_PIECES = {
+    "hermes": [
+        *(f'<tool_call>\n{{"name": "search", "arguments": {a}}}\n</tool_call>' for a in _ARGS),
+        '<tool_call>{"name": "search", "arguments": {"query": "b"}}</tool_call>',
+        '<tool_call>{"name": "nowhere", "arguments": {}}</tool_call>',
+        '<tool_call>\n{"name": "ping", "arguments": {}, "id": "c1"}\n</tool_call>',
+        '<tool_call>{"name": "ping", "arguments": {}}',
+        '<tool_call>[{"name": "ping", "arguments": {}}]</tool_call>',
+        "<tool_call>",
+        "</tool_call>",
+    ],
+    "deepseek_v3": [
+        *(f"<｜tool▁calls▁begin｜>{_DS_CALL.format(a)}<｜tool▁calls▁end｜>" for a in _ARGS),
+        f"<｜tool▁calls▁begin｜>\n{_DS_CALL.format('{}')}\n{_DS_CALL.format('[]')}\n"
+        "<｜tool▁calls▁end｜>",
+        f"<｜tool▁calls▁begin｜>{_DS_CALL.format('{}')} x <｜tool▁calls▁end｜>",
+        _DS_CALL.format('{"query": "b"}'),
+        "<｜tool▁calls▁begin｜>",
+        "<｜tool▁call▁begin｜>",
+        'search<｜tool▁sep｜>{"query": "a"}',
+        "<｜tool▁call▁end｜>",
+        "<｜tool▁calls▁end｜>",
+        "<｜tool▁sep｜>",
+    ],
+    "llama3_json": [
+        *(f'<|python_tag|>{{"name": "search", "parameters": {a}}}' for a in _ARGS),
+        '<|python_tag|>{"name": "search", "parameters": {"query": "b"}}<|eom_id|>',
+        '{"name": "ping", "parameters": {}}',
+        "; ",
+        "<|python_tag|>",
+        "<|eom_id|>",
+        "<|eot_id|>",
+    ],
+}
+_AROUND = [
+    "Some prose, long enough for the whole-text reading to take the text after it.",
+    "Some prose.",
+    "a < b { c ` ",
+    "<think>x</think>",
+    "",
+]
+_SPACING = ["", "", "\n", " \n\t", " " * 70, " " * 300, "\u2003"]
+
+
+def _events(family: str, text: str, split: int, cut: int, *, fast: bool) -> list[object]:
+    """The events for ``text[:cut]`` fed in two parts at ``split``, with the whole-text
+    reading or without it."""
+    from toolwire.assemble import CallAssembler
+    from toolwire.spec import ToolSpec
+    from toolwire.textformats import EXTRACTORS, make_extractor
+
+    tools = [ToolSpec.from_dict(t) for t in TOOLS]
+    cls = EXTRACTORS[family]
+    assert cls._reads_whole
+    sink = CallAssembler(tools)
+    extractor = make_extractor(family, sink, tools)
+    cls._reads_whole = fast
+    try:
+        for part in (text[:split], text[split:cut]):
+            extractor.feed(part)
+        extractor.close()
+    finally:
+        cls._reads_whole = True
+    sink.end()
+    return sink.events
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), family=st.sampled_from(sorted(_WHOLE_PIECES)))
+def test_text_fed_whole_reports_what_the_requests_report_F15(
+    data: st.DataObject, family: str
+) -> None:
+    units = st.tuples(
+        st.sampled_from(_AROUND), st.sampled_from(_WHOLE_PIECES[family]), st.sampled_from(_SPACING)
+    ).map("".join)
+    text = "".join(data.draw(st.lists(units, min_size=1, max_size=6)))
+    # mostly whole (the path under test), sometimes cut off or fed in two parts
+    cut = data.draw(st.sampled_from([len(text), len(text), data.draw(st.integers(0, len(text)))]))
+    # a split inside a marker, or right after a call's object, where the whole-text
+    # reading must leave the decision to the requests
+    near = [i + 3 for i, c in enumerate(text[:cut]) if c == "<"]
+    near += [i + 1 for i, c in enumerate(text[:cut]) if c == "}"]
+    split = data.draw(st.sampled_from([0, 0, data.draw(st.integers(0, cut)), *near[:20]]))
+    split = min(split, cut)
+
+    assert _events(family, text, split, cut, fast=True) == _events(
+        family, text, split, cut, fast=False
+    )
+
+
+def test_text_fed_whole_is_read_without_the_requests() -> None:
+    """The bench's shape (prose, then a call, four times) goes the whole-text way, so
+    the test above compares the two paths on it."""
+    from toolwire.assemble import CallAssembler
+    from toolwire.textformats import make_extractor
+    from toolwire.spec import ToolSpec
+
+    for family in _WHOLE_PIECES:
+        text = "".join(
+            f"Some prose, long enough to read whole at once.\n{_call(family, 'ping', {})}\n"
+            for _ in range(4)
+        )
+        tools = [ToolSpec.from_dict(t) for t in TOOLS]
+        sink = CallAssembler(tools)
+        extractor = make_extractor(family, sink, tools)
+        calls = []
+        original = extractor.whole_calls
+
+        def spy(marker: str, original: object = original) -> object:
+            found = original(marker)  # type: ignore[operator]
+            calls.append(found)
+            return found
+
+        extractor.whole_calls = spy  # type: ignore[method-assign]
+        extractor.feed(text)
+        extractor.close()
+        assert len(calls) == 4 and all(c is not None for c in calls), family
+
+
+_PROSE = "Some prose, long enough for the whole-text reading to take the text after it."
+_SPLIT_CASES = [
+    ("hermes", '<tool_call>{"name": "ping", "arguments": {}}</tool_call>', "\n"),
+    ("deepseek_v3", f"<｜tool▁calls▁begin｜>{_DS_CALL.format('{}')}<｜tool▁calls▁end｜>", "\n"),
+    ("llama3_json", '<|python_tag|>{"name": "ping", "parameters": {}}', " "),
+    ("llama3_json", '<|python_tag|>{"name": "ping", "parameters": {}}', "\u2003 "),
+]
+
+
+@pytest.mark.parametrize(("family", "call", "spacing"), _SPLIT_CASES)
+def test_text_fed_whole_then_more_reports_what_the_requests_report_F15(
+    family: str, call: str, spacing: str
+) -> None:
+    """Calls in the whole-text shape, the text split at every point: where the first
+    part ends just after a call (a marker or separator may be on its way), the
+    requests decide what comes next, as without the whole-text reading."""
+    text = f"{_PROSE}{call}{spacing}{call}{spacing}{_PROSE}"
+    if family == "llama3_json":  # and calls after a separator
+        text += f'{call}{spacing}; {{"name": "ping", "parameters": {{}}}}{spacing}{_PROSE}'
+    for split in range(len(text) + 1):
+        fast = _events(family, text, split, len(text), fast=True)
+        assert fast == _events(family, text, split, len(text), fast=False), split

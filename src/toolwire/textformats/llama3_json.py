@@ -18,9 +18,6 @@ _OBJECT = re.compile(r"[ \t\r\n]{0,64}(?=\{)")
 # "; " between calls; some models put only whitespace, which counts only before an
 # object that starts like a call (so a JSON value after a call keeps its spacing)
 _SEPARATOR = re.compile(r'[ \t\r\n]{0,16}(?:;[ \t\r\n]{0,16}(?=\{)|(?=\{[ \t\r\n]{0,16}"name"))')
-_SEPARATOR_LIMIT = 48
-# the first character after a call that tells ``peek`` at once there is no separator
-_NOT_SEPARATOR = re.compile(r"[ \t\r\n]*[\x00-\x7f]")
 
 
 class Llama3JsonExtractor(TextScanner):
@@ -34,25 +31,12 @@ class Llama3JsonExtractor(TextScanner):
             yield from self._sequence(bare=True)
 
     def whole_calls(self, marker: str) -> list[WholeCall] | None:
-        """``call``'s calls read at once (see ``TextScanner.whole_calls``)."""
-        calls = []
-        buf = self._buf
-        while True:
-            found = read_whole_envelope(self, self.STRAY, take=False)
-            if found is None:
-                return None
-            calls.append(found)
-            pos = self._pos
-            sep = _SEPARATOR.match(buf, pos)
-            if sep is None:
-                break
-            self._pos = sep.end()
-        # where ``peek`` answers "no separator" (else its request decides)
-        lead = _NOT_SEPARATOR.match(buf, pos)
-        decided = lead is not None and buf[lead.end() - 1] not in ";{"
-        if decided or self._eof or len(buf) - pos >= _SEPARATOR_LIMIT:
-            return calls
-        return None
+        """``call``'s calls read at once (see ``TextScanner.whole_calls``): one
+        envelope, read up to its end tag. Only whitespace lies between its ``}`` and
+        that tag, so ``_sequence``'s ``peek`` would find no separator (the tag's
+        ``<`` decides it) and the call is all ``call`` reads."""
+        found = read_whole_envelope(self, self.STRAY, take=False)
+        return None if found is None else [found]
 
     def call(self, marker: str) -> Grammar:
         r = yield from self.after_marker(("{",))
@@ -75,7 +59,7 @@ class Llama3JsonExtractor(TextScanner):
                 if outcome != CALL:
                     return
             first_read = False
-            sep = yield (self.peek, _SEPARATOR, _SEPARATOR_LIMIT, ";{")
+            sep = yield (self.peek, _SEPARATOR, 48, ";{")
             if not sep:
                 return
             self.skip(sep.end() - self._pos)

@@ -192,6 +192,22 @@ def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool
     return loose, text, reason
 
 
+_WHOLE_MARKERS: dict[tuple[type[TextScanner], Markers], tuple[frozenset[str], int]] = {}
+
+
+def _whole_markers(family: type[TextScanner], markers: Markers) -> tuple[frozenset[str], int]:
+    """For ``_whole_text``, worked out once per family and markers: the markers it
+    reads itself (start and stray markup, but none that may still grow, and not
+    reasoning's, which ``until`` decides) and the length of the longest start marker."""
+    key = (family, markers)
+    found = _WHOLE_MARKERS.get(key)
+    if found is None:
+        taken = {*family.START, *family.STRAY}.difference(markers.extendable, family.THINK or ())
+        longest = max(len(m) for m in family.START)
+        found = _WHOLE_MARKERS[key] = (frozenset(taken), longest)
+    return found
+
+
 class MarkupCall:
     """The parameters of a call written as tags, and what its markup held that was
     not read: text between (or inside) its tags other than whitespace (``gap`` is an
@@ -244,6 +260,12 @@ class TextScanner:
     THINK: tuple[str, str] | None = ("<think>", "</think>")
     # where a call may sit in prose when tools are declared (F35, F31; see loose_call)
     LOOSE: tuple[str, ...] = loose.OPENERS
+    # whether the family reads calls in text fed whole at once (``whole_calls``)
+    _reads_whole = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._reads_whole = cls.whole_calls is not TextScanner.whole_calls
 
     def __init__(
         self,
@@ -413,7 +435,11 @@ class TextScanner:
                 if self._text_markers is None:
                     m = yield (self.until_eof, emit)
                 else:
-                    if len(self._buf) - self._pos > _WHOLE_MIN and self._whole_text():
+                    if (
+                        self._reads_whole
+                        and len(self._buf) - self._pos > _WHOLE_MIN
+                        and self._whole_text()
+                    ):
                         yield from self._after_call()
                         continue
                     m = yield (self.until, self._text_markers, emit, True)
@@ -469,13 +495,11 @@ class TextScanner:
         windows): one C call that stops at the first marker, so each stretch of prose
         is read once, and 2 KB of Hermes text costs about a fifth fewer Python
         opcodes than with ``Markers.search``'s windows."""
-        buf, markers, starts, stray = self._buf, self._text_markers, self.START, self.STRAY
+        buf, markers, starts = self._buf, self._text_markers, self.START
         assert markers is not None
         search = markers.regex.search
-        # markers ``until`` decides: one that may still grow, reasoning, calls in prose
-        taken = {*starts, *stray}.difference(markers.extendable, self.THINK or ())
+        taken, longest = _whole_markers(type(self), markers)
         sink = self.sink
-        longest = len(_longest_first(starts)[0])
         pos = self._pos
         while True:
             m = search(buf, pos)
