@@ -320,8 +320,8 @@ def test_text_fed_whole_is_read_without_the_requests() -> None:
     """The bench's shape (prose, then a call, four times) goes the whole-text way, so
     the test above compares the two paths on it."""
     from toolwire.assemble import CallAssembler
-    from toolwire.textformats import make_extractor
     from toolwire.spec import ToolSpec
+    from toolwire.textformats import make_extractor
 
     for family in _WHOLE_PIECES:
         text = "".join(
@@ -331,10 +331,10 @@ def test_text_fed_whole_is_read_without_the_requests() -> None:
         tools = [ToolSpec.from_dict(t) for t in TOOLS]
         sink = CallAssembler(tools)
         extractor = make_extractor(family, sink, tools)
-        calls = []
+        calls: list[object] = []
         original = extractor.whole_calls
 
-        def spy(marker: str, original: object = original) -> object:
+        def spy(marker: str, original: object = original, calls: list[object] = calls) -> object:
             found = original(marker)  # type: ignore[operator]
             calls.append(found)
             return found
