@@ -522,11 +522,10 @@ def read_whole_envelope(
     tail = buf[head:end]
     obj = tail.rstrip(" \t\r\n")
     arguments = obj[:-1].rstrip()  # \s, as ``_skip_space`` skips before the ``}``
-    try:
-        if not obj.endswith("}") or (take and len(tail) - len(obj) > WS_LIMIT):
-            raise orjson.JSONDecodeError("not the usual shape", "", 0)
-        loaded = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
+    loaded = UNREAD
+    if obj.endswith("}") and not (take and len(tail) - len(obj) > WS_LIMIT):
+        loaded = loads_or_unread(arguments)
+    if loaded is UNREAD:
         # the calls before the same tag (several objects in a row, tags left open)
         # are read by ``envelope``, not copied out again each
         sc.whole_missed = end
