@@ -60,8 +60,13 @@ def test_container_end_needs_a_container_at_pos() -> None:
 def test_markers_search_finds_what_the_regex_finds(text: str) -> None:
     markers = Markers("<tool_call>", "</tool_call>", "<", "{", "```")
     for pos in range(len(text) + 1):
-        a, b = markers.search(text, pos), markers.regex.search(text, pos)
-        assert (a and (a.span(), a.group())) == (b and (b.span(), b.group()))
+        b = markers.regex.search(text, pos)
+        for window in (None, 1, 5, 11, 12, 20):
+            if window is None:
+                a = markers.search(text, pos)
+            else:  # a marker across the window's end too
+                a = markers.search_near(text, pos, window)
+            assert (a and (a.span(), a.group())) == (b and (b.span(), b.group()))
 
 
 def test_markers_search_skips_long_prose_in_linear_time_F22() -> None:
