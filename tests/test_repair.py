@@ -292,3 +292,13 @@ def test_F1_an_exponent_cut_off_after_a_fraction_reads_the_number_before_it(
     got = result.value["a"]
     assert (got[0] if isinstance(got, list) else got) == value
     assert "invalid_number" in result.repairs
+
+
+@pytest.mark.parametrize("number", ["+1", "1.e5", "-1.e5", "0.e1", "1.E-2", "+2.5e3"])
+def test_F1_a_number_json_refuses_is_read_and_named(number: str) -> None:
+    # +1 and 1.e5 were read without a repair named: a call that had them came out complete.
+    result = repair_json('{"a": ' + number + ', "b": "x"}')
+    assert result.ok
+    expected = float(number) if "." in number else int(number)  # Python reads them all
+    assert result.value == {"a": expected, "b": "x"}
+    assert result.repairs == ("invalid_number",)

@@ -756,14 +756,16 @@ class _Parser:
                 self.rep("invalid_number")
                 self.i = end
                 return self.number_value(clean + "0")
-            if clean.startswith(".") or clean.startswith("-."):
-                self.rep("invalid_number")
             self.i = end
             try:
-                return self.number_value(clean)
+                value = self.number_value(clean)
             except ValueError:
                 self.rep("unquoted_string")
                 return text
+            # Here the text is never a JSON number (the strict match above failed to end
+            # the token): .5, +1, 1.e5 are read, and named.
+            self.rep("invalid_number")
+            return value
         if s.startswith("-Infinity", i) and self.ends_token(i + 9, ctx):
             self.rep("non_finite_number")
             self.i = i + 9
