@@ -28,7 +28,7 @@ from toolwire.spec import ToolSpec
 class FullPathFinisher(CallFinisher):
     """The finisher with its fast path turned off: the reference."""
 
-    def _as_sent(
+    def as_sent(
         self, id: str | None, name: str, raw: str, slot: int, loaded: Any = UNREAD
     ) -> ToolCall | None:
         return None

@@ -704,18 +704,25 @@ class CallAssembler:
                 self.events.append(ArgumentsDelta(slot.number, slot.raw()))
         raw = slot.raw()
         try:
-            call: ToolCall = self.finisher.finish(
-                id=slot.id,
-                name=name,
-                raw_arguments=raw,
-                value=slot.object_value,
-                truncated=truncated,
-                slot=slot.number,
-                repairs=slot.repairs,
-                errors=slot.errors,
-                unreadable=slot.unreadable,
-                loaded=loaded,
-            )
+            # as ``CallFinisher.finish`` does, called here in two parts: the usual call
+            # is finished by ``as_sent`` without the set-up of the full path
+            call = None
+            if slot.object_value is NOT_GIVEN and not (
+                truncated or slot.repairs or slot.errors or slot.unreadable
+            ):
+                call = self.finisher.as_sent(slot.id, name, raw, slot.number, loaded)
+            if call is None:
+                call = self.finisher.finish_in_full(
+                    id=slot.id,
+                    name=name,
+                    raw_arguments=raw,
+                    value=slot.object_value,
+                    truncated=truncated,
+                    slot=slot.number,
+                    repairs=slot.repairs,
+                    errors=slot.errors,
+                    unreadable=slot.unreadable,
+                )
         except Exception as exc:  # a finisher bug must not lose the call
             call = ToolCall(
                 id=slot.id,

