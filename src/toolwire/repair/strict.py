@@ -64,15 +64,15 @@ def strict_json(text: str, loaded: Any = UNREAD) -> tuple[bool, Any, tuple[str, 
     # orjson keeps the last of repeated keys silently. Each member written has one
     # colon; other colons are inside strings. So when the text has no more colons
     # than the value has keys, or than its keys and strings account for, no member
-    # was dropped. (A colon escaped as \u003a is in a string but not in the text:
-    # then the json reader decides.)
+    # was dropped. A colon escaped as \u003a is in a string but not in the text, so
+    # the strings may account for colons of members that were dropped: then the
+    # json reader decides.
     colons = text.count(":")
     repeated = False
     if colons > keys:
         in_strings = count_in_strings(value, ":")
-        members = colons - in_strings
-        repeated = members > keys or (
-            members == keys and in_strings > 0 and ("\\u003a" in text or "\\u003A" in text)
+        repeated = colons - in_strings > keys or (
+            in_strings > 0 and ("\\u003a" in text or "\\u003A" in text)
         )
     if not (inexact or repeated or tiny):
         return True, value, ()
