@@ -681,8 +681,8 @@ class CallAssembler:
         return scan
 
     def _finish_open(self, last_cut: bool) -> None:
-        if not self._slots:
-            return
+        if self._calls_made == len(self._slots):
+            return  # every slot is finished (each finished slot is one call made)
         open_slots = [s for s in self._slots if not s.finished]
         for i, slot in enumerate(open_slots):
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)
