@@ -183,40 +183,21 @@ class CallFinisher:
         errors: Iterable[str] = (),
         unreadable: str = "",
         loaded: Any = UNREAD,
+        tried_as_sent: bool = False,
     ) -> ToolCall:
         """Finish one call. ``value`` is given when the wire carried an object (F10).
         ``unreadable``: the decoder already found the arguments unreadable, and why.
-        ``loaded``: ``orjson.loads(raw_arguments)``, when the decoder has read it."""
-        if value is NOT_GIVEN and not (truncated or unreadable or repairs or errors):
+        ``loaded``: ``orjson.loads(raw_arguments)``, when the decoder has read it.
+        ``tried_as_sent``: the caller has had None from ``as_sent`` for this call (or
+        the call has repairs, errors, a cut or a value), so it is not tried again."""
+        if (
+            not tried_as_sent
+            and value is NOT_GIVEN
+            and not (truncated or unreadable or repairs or errors)
+        ):
             quick = self.as_sent(id, name, raw_arguments, slot, loaded)
             if quick is not None:
                 return quick
-        return self.finish_in_full(
-            id=id,
-            name=name,
-            raw_arguments=raw_arguments,
-            value=value,
-            truncated=truncated,
-            slot=slot,
-            repairs=repairs,
-            errors=errors,
-            unreadable=unreadable,
-        )
-
-    def finish_in_full(
-        self,
-        *,
-        id: str | None,
-        name: str,
-        raw_arguments: str,
-        value: Any = NOT_GIVEN,
-        truncated: bool = False,
-        slot: int = 0,
-        repairs: Iterable[str] = (),
-        errors: Iterable[str] = (),
-        unreadable: str = "",
-    ) -> ToolCall:
-        """``finish`` without trying ``as_sent`` first: for a caller that has tried it."""
         done: list[str] = list(repairs)
         problems: list[str] = list(errors)
         final_name = name

@@ -704,15 +704,15 @@ class CallAssembler:
                 self.events.append(ArgumentsDelta(slot.number, slot.raw()))
         raw = slot.raw()
         try:
-            # as ``CallFinisher.finish`` does, called here in two parts: the usual call
-            # is finished by ``as_sent`` without the set-up of the full path
+            # ``CallFinisher.finish`` in two steps: the usual call is finished by
+            # ``as_sent`` without the keyword call and checks of the full path
             call = None
             if slot.object_value is NOT_GIVEN and not (
                 truncated or slot.repairs or slot.errors or slot.unreadable
             ):
                 call = self.finisher.as_sent(slot.id, name, raw, slot.number, loaded)
             if call is None:
-                call = self.finisher.finish_in_full(
+                call = self.finisher.finish(
                     id=slot.id,
                     name=name,
                     raw_arguments=raw,
@@ -722,6 +722,7 @@ class CallAssembler:
                     repairs=slot.repairs,
                     errors=slot.errors,
                     unreadable=slot.unreadable,
+                    tried_as_sent=True,
                 )
         except Exception as exc:  # a finisher bug must not lose the call
             call = ToolCall(
