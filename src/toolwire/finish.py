@@ -129,18 +129,6 @@ def _never_sure(value: Any) -> bool:
     return False
 
 
-def _acceptor(fits: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    """``_fits_as_sent`` for one tool, for objects only, as one closure: it runs on
-    every call the engine makes."""
-
-    def accepts(value: Any) -> bool:
-        if type(value) is not dict or (len(value) == 1 and next(iter(value)) in WRAPPER_KEYS):
-            return False
-        return fits(value)
-
-    return accepts
-
-
 class CallFinisher:
     """Turns raw call data into ToolCalls against a set of declared tools.
 
@@ -150,7 +138,8 @@ class CallFinisher:
     def __init__(self, tools: Iterable[ToolSpec] = ()) -> None:
         self.tools: dict[str, ToolSpec] = {t.name: t for t in tools} if tools else {}
         self._validators: dict[str, SchemaValidator] = {}
-        self._acceptors: dict[str, Callable[[Any], bool]] = {}
+        # each declared tool's ``SchemaValidator.fit_check``, looked up once per tool
+        self._fit_checks: dict[str, Callable[[Any], bool]] = {}
 
     def validator(self, name: str) -> SchemaValidator:
         found = self._validators.get(name)
@@ -158,16 +147,21 @@ class CallFinisher:
             found = self._validators[name] = shared_validator(self.tools[name].parameters)
         return found
 
+    def _fit_check(self, name: str) -> Callable[[Any], bool] | None:
+        """The fit check of the declared tool ``name``; None when it is not declared."""
+        found = self._fit_checks.get(name)
+        if found is None and name in self.tools:
+            found = self._fit_checks[name] = self.validator(name).fit_check
+        return found
+
     def accepts_as_sent(self, name: str, value: Any) -> bool:
         """Whether ``finish`` would hand back ``value`` unchanged as a complete call to
         the declared tool ``name``: an object that already fits its schema. A caller
         that already knows the tool (the engine) then needs no ToolCall."""
-        accepts = self._acceptors.get(name)
-        if accepts is None:
-            if name not in self.tools:
-                return False
-            accepts = self._acceptors[name] = _acceptor(self.validator(name).fit_check)
-        return accepts(value)
+        if type(value) is not dict or (len(value) == 1 and next(iter(value)) in WRAPPER_KEYS):
+            return False
+        fits = self._fit_checks.get(name) or self._fit_check(name)
+        return fits is not None and fits(value)
 
     def _fits_as_sent(self, name: str, value: Any) -> bool:
         """Coercion never changes a value that already fits its schema, except to unwrap
@@ -189,19 +183,19 @@ class CallFinisher:
         errors: Iterable[str] = (),
         unreadable: str = "",
         loaded: Any = UNREAD,
+        tried_as_sent: bool = False,
     ) -> ToolCall:
         """Finish one call. ``value`` is given when the wire carried an object (F10).
         ``unreadable``: the decoder already found the arguments unreadable, and why.
-        ``loaded``: ``orjson.loads(raw_arguments)``, when the decoder has read it."""
+        ``loaded``: ``orjson.loads(raw_arguments)``, when the decoder has read it.
+        ``tried_as_sent``: the caller has had None from ``as_sent`` for this call (or
+        the call has repairs, errors, a cut or a value), so it is not tried again."""
         if (
-            value is NOT_GIVEN
-            and not truncated
-            and not unreadable
-            and not repairs
-            and not errors
-            and (name in self.tools or not self.tools)
+            not tried_as_sent
+            and value is NOT_GIVEN
+            and not (truncated or unreadable or repairs or errors)
         ):
-            quick = self._as_sent(id, name, raw_arguments, slot, loaded)
+            quick = self.as_sent(id, name, raw_arguments, slot, loaded)
             if quick is not None:
                 return quick
         done: list[str] = list(repairs)
@@ -283,25 +277,31 @@ class CallFinisher:
             return make("invalid", value, None)
         return make("repaired" if done else "complete", value, None)
 
-    def _as_sent(
+    def as_sent(
         self, id: str | None, name: str, raw: str, slot: int, loaded: Any = UNREAD
     ) -> ToolCall | None:
         """The usual call, finished without the repair machinery: arguments that are
         strict JSON (nothing renamed, see ``strict_json``) holding an object, which,
         where tools are declared, is for a declared tool's exact name and already fits
         its schema. The answer ``finish`` would give (see
-        ``tests/test_finish_fast_path.py``), or None when the call needs the full path."""
+        ``tests/test_finish_fast_path.py``), or None when the call needs the full path.
+        Only for a call with nothing known against it yet (no repairs, errors, cut).
+        ``loaded``: ``orjson.loads(raw)``, when the caller has read it."""
+        fits: Callable[[Any], bool] | None = None
+        if self.tools:
+            fits = self._fit_checks.get(name) or self._fit_check(name)
+            if fits is None or fits is _never_sure:
+                # not a declared tool, or a schema only jsonschema can check: the full
+                # path reads the text, once
+                return None
         ok, value, changed = strict_json(raw, loaded)
-        if not ok or changed:
+        if not ok or changed or type(value) is not dict:
             return None
-        if not (self.accepts_as_sent(name, value) if self.tools else type(value) is dict):
+        # coercion unwraps a lone {"arguments": {...}} (F25): not as sent
+        if fits is not None and (
+            (len(value) == 1 and next(iter(value)) in WRAPPER_KEYS) or not fits(value)
+        ):
             return None
-        return ToolCall(
-            id=id,
-            name=name,
-            arguments=value,
-            raw_arguments=raw,
-            status="complete",
-            name_as_sent=name,
-            slot=slot,
-        )
+        # positional, in field order: about 3,000 instructions less than by keyword
+        # (callgrind), on every call read as sent
+        return ToolCall(id, name, value, raw, "complete", (), (), None, name, slot)

@@ -681,8 +681,8 @@ class CallAssembler:
         return scan
 
     def _finish_open(self, last_cut: bool) -> None:
-        if not self._slots:
-            return
+        if self._calls_made == len(self._slots):
+            return  # every slot is finished (each finished slot is one call made)
         open_slots = [s for s in self._slots if not s.finished]
         for i, slot in enumerate(open_slots):
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)
@@ -704,18 +704,26 @@ class CallAssembler:
                 self.events.append(ArgumentsDelta(slot.number, slot.raw()))
         raw = slot.raw()
         try:
-            call: ToolCall = self.finisher.finish(
-                id=slot.id,
-                name=name,
-                raw_arguments=raw,
-                value=slot.object_value,
-                truncated=truncated,
-                slot=slot.number,
-                repairs=slot.repairs,
-                errors=slot.errors,
-                unreadable=slot.unreadable,
-                loaded=loaded,
-            )
+            # ``CallFinisher.finish`` in two steps: the usual call is finished by
+            # ``as_sent`` without the keyword call and checks of the full path
+            call = None
+            if slot.object_value is NOT_GIVEN and not (
+                truncated or slot.repairs or slot.errors or slot.unreadable
+            ):
+                call = self.finisher.as_sent(slot.id, name, raw, slot.number, loaded)
+            if call is None:
+                call = self.finisher.finish(
+                    id=slot.id,
+                    name=name,
+                    raw_arguments=raw,
+                    value=slot.object_value,
+                    truncated=truncated,
+                    slot=slot.number,
+                    repairs=slot.repairs,
+                    errors=slot.errors,
+                    unreadable=slot.unreadable,
+                    tried_as_sent=True,
+                )
         except Exception as exc:  # a finisher bug must not lose the call
             call = ToolCall(
                 id=slot.id,

@@ -236,7 +236,7 @@ def to_gemini_declaration(
 
 def spec_from_definition(definition: Mapping[str, Any]) -> ToolSpec:
     """A ToolSpec from an OpenAI, Anthropic, Gemini or MCP tool definition."""
-    read_mapping(definition, "tool")
+    definition = read_mapping(definition, "tool")  # None: {}, which names the missing name
     if "parametersJsonSchema" in definition and "parameters" not in definition:
         definition = {**definition, "parameters": definition["parametersJsonSchema"]}
     try:
