@@ -12,7 +12,7 @@ valgrind is not installed.
 
 ``--breakdown``: where each capture's instructions go, by who works on them: the
 stream's set-up (``StreamParser`` built), learning envelopes (``learn_envelope``),
-finishing calls (``CallFinisher.finish``, of which the repair ladder: ``repair_json``
+finishing calls (``CallFinisher.as_sent`` and ``.finish``, of which the repair ladder: ``repair_json``
 and ``partial_value`` called by it), and the rest (framing, JSON, the decoders'
 per-message path, routing, the end). Each share is its recorded calls replayed
 in a loop of their own, so the shares are close to, not exactly, what they cost
@@ -182,6 +182,7 @@ def child_breakdown(runs: int) -> None:
         ladder: list[tuple[Any, ...]] = []
         patched = [
             (base, "learn_envelope", learned),
+            (finish.CallFinisher, "as_sent", finished),  # the assembler tries it first
             (finish.CallFinisher, "finish", finished),
             (finish, "repair_json", ladder),
             (finish, "partial_value", ladder),
