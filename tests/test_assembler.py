@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,6 +105,37 @@ def test_cumulative_snapshots_keep_only_the_new_suffix_F7() -> None:
 def test_object_arguments_are_accepted_F10() -> None:
     r = run([(0, "a", "get_weather", {"city": "Paris"})])
     assert summary(r) == [("a", "get_weather", {"city": "Paris"}, "complete")]
+
+
+@pytest.mark.parametrize("text", ['{"city": "Oslo"}', '"x"', "}"])
+def test_text_after_object_arguments_is_read_with_them_never_dropped_F10(text: str) -> None:
+    # An Anthropic block started with a non-empty input, then input deltas: the call
+    # came out complete with the object alone, the text silently dropped.
+    r = run([(0, "a", "get_weather", {"city": "Paris"}), (0, None, None, text)])
+    (call,) = r.calls
+    assert call.raw_arguments == '{"city":"Paris"}' + text
+    assert call.status != "complete"
+    assert call.arguments != {"city": "Paris"} or call.repairs
+
+
+def test_text_after_object_arguments_takes_the_full_path_not_the_plain_one_F10() -> None:
+    # the decoders' hot path (``fast_arguments``) would append "}" plainly and keep
+    # the object as the call's value
+    asm = CallAssembler([WEATHER, READ])
+    asm.tool(0, "a", "get_weather", {"city": "Paris"})
+    assert not asm.fast_arguments(0, "}")
+    asm.tool(0, None, None, "}")
+    asm.end()
+    (call,) = StreamResult.collect(asm.drain()).calls
+    assert call.raw_arguments == '{"city":"Paris"}}'
+    assert call.status == "repaired" and call.repairs  # the stray closer, named
+
+
+def test_object_arguments_repeated_as_text_are_one_value_named_F7() -> None:
+    r = run([(0, "a", "get_weather", {"city": "Paris"}), (0, None, None, '{"city":"Paris"}')])
+    (call,) = r.calls
+    assert call.arguments == {"city": "Paris"}
+    assert call.repairs == ("cumulative_snapshots",)
 
 
 def test_empty_or_absent_arguments_become_empty_object_F2() -> None:

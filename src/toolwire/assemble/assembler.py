@@ -406,6 +406,7 @@ class CallAssembler:
             or slot.cumulative
             or slot.snapshot is not None
             or not slot.started_event
+            or slot.object_value is not NOT_GIVEN
         ):
             return -1
         return slot.size
@@ -596,6 +597,11 @@ class CallAssembler:
         if slot.snapshot is not None:
             self._append_undecided(slot, text)
             return
+        if slot.object_value is not NOT_GIVEN and not self._is_snapshot(slot, text):
+            # Text after arguments that came as an object (an Anthropic block started
+            # with a non-empty input, then input deltas): the object alone is no longer
+            # what the call says; the text, both together, is read, and its damage named.
+            slot.object_value = NOT_GIVEN
         size = slot.size
         if slot.cumulative or self._is_snapshot(slot, text):
             if not slot.cumulative:
