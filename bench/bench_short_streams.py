@@ -12,8 +12,8 @@ valgrind is not installed.
 
 ``--breakdown``: where each capture's instructions go, by who works on them: the
 stream's set-up (``StreamParser`` built), learning envelopes (``learn_envelope``),
-finishing calls (``CallFinisher.as_sent`` and ``.finish``, of which the repair ladder: ``repair_json``
-and ``partial_value`` called by it), and the rest (framing, JSON, the decoders'
+finishing calls (``CallFinisher.as_sent`` and ``.finish``, of which the repair ladder:
+``repair_json`` and ``partial_value`` called by it), and the rest (framing, JSON, the decoders'
 per-message path, routing, the end). Each share is its recorded calls replayed
 in a loop of their own, so the shares are close to, not exactly, what they cost
 inside the parse.
