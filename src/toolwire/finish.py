@@ -129,6 +129,12 @@ def _never_sure(value: Any) -> bool:
     return False
 
 
+def _wrapped(value: dict[str, Any]) -> bool:
+    """A lone ``{"arguments": {...}}`` (F25): coercion unwraps it, so it is never the
+    value as sent."""
+    return len(value) == 1 and next(iter(value)) in WRAPPER_KEYS
+
+
 class CallFinisher:
     """Turns raw call data into ToolCalls against a set of declared tools.
 
@@ -158,7 +164,7 @@ class CallFinisher:
         """Whether ``finish`` would hand back ``value`` unchanged as a complete call to
         the declared tool ``name``: an object that already fits its schema. A caller
         that already knows the tool (the engine) then needs no ToolCall."""
-        if type(value) is not dict or (len(value) == 1 and next(iter(value)) in WRAPPER_KEYS):
+        if type(value) is not dict or _wrapped(value):
             return False
         fits = self._fit_checks.get(name) or self._fit_check(name)
         return fits is not None and fits(value)
@@ -166,7 +172,7 @@ class CallFinisher:
     def _fits_as_sent(self, name: str, value: Any) -> bool:
         """Coercion never changes a value that already fits its schema, except to unwrap
         a lone ``{"arguments": {...}}`` (F25); skip it for those values."""
-        if type(value) is dict and len(value) == 1 and next(iter(value)) in WRAPPER_KEYS:
+        if type(value) is dict and _wrapped(value):
             return False
         return self.validator(name).fits(value)
 
@@ -287,7 +293,6 @@ class CallFinisher:
         ``tests/test_finish_fast_path.py``), or None when the call needs the full path.
         Only for a call with nothing known against it yet (no repairs, errors, cut).
         ``loaded``: ``orjson.loads(raw)``, when the caller has read it."""
-        fits: Callable[[Any], bool] | None = None
         if self.tools:
             fits = self._fit_checks.get(name) or self._fit_check(name)
             if fits is None or fits is _never_sure:
@@ -297,10 +302,7 @@ class CallFinisher:
         ok, value, changed = strict_json(raw, loaded)
         if not ok or changed or type(value) is not dict:
             return None
-        # coercion unwraps a lone {"arguments": {...}} (F25): not as sent
-        if fits is not None and (
-            (len(value) == 1 and next(iter(value)) in WRAPPER_KEYS) or not fits(value)
-        ):
+        if self.tools and not self.accepts_as_sent(name, value):
             return None
         # positional, in field order: about 3,000 instructions less than by keyword
         # (callgrind), on every call read as sent
