@@ -541,10 +541,7 @@ class TextScanner:
                 pos = self._pos = end
                 continue
             for name, arguments, loaded in calls:
-                if sink.whole_call(self._next_index, name, arguments, (), loaded):
-                    self._next_index += 1
-                else:
-                    self.whole_call(name, arguments, loaded=loaded)
+                self.whole_call(name, arguments, loaded=loaded)
             # ``_after_call``'s ``expect``, where the text after the whitespace is long
             # enough that no start marker can still be on its way
             pos = self._pos
@@ -719,10 +716,7 @@ class TextScanner:
         """The take of ``plain_value``: ``text`` holds no bracket."""
         assert self._plain_json is not None  # set with this take
         scanner, emit = self._plain_json
-        if scanner.escape or '"' in text or "'" in text or "\\" in text:
-            scanner.feed_open(text)
-        else:  # what ``feed_open`` does then, without a call (most deltas of a string)
-            scanner.consumed += len(text)
+        scanner.feed_open(text)
         emit(text)
 
     def json(self, scanner: JsonScanner, emit: Emit) -> bool | _Need:
