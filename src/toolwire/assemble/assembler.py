@@ -384,11 +384,8 @@ class CallAssembler:
             or not text
             or not slot.delimited
             or slot.snapshots
-            or slot.closed
-            or slot.cumulative
-            or slot.snapshot is not None
-            or not slot.started_event
             or self.invalid_utf8 is not None
+            or self.open_size(index) < 0
         ):
             self.tool(index, None, None, text)
             return
