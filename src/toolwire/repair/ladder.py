@@ -13,15 +13,13 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-import orjson
-
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
 
 from .extract import Extracted, extract_candidates
 from .lenient import has_raw_surrogate, parse_lenient
 from .pyliteral import looks_pythonish, parse_python_literal
 from .result import RepairResult
-from .strict import strict_json
+from .strict import UNREAD, strict_json, try_loads
 
 __all__ = ["partial_value", "repair_json"]
 
@@ -83,10 +81,9 @@ def _repair(text: str) -> RepairResult:
 def _strict(text: str) -> tuple[bool, Any, tuple[str, ...], bool]:
     """:func:`strict_json`, and whether orjson ran out of text: the lenient reader
     needs to know, and asking orjson again costs ~18,000 instructions (bench_lenient)."""
-    try:
-        loaded = orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        return False, None, (), exc.pos >= len(text)
+    loaded, cut_off = try_loads(text)
+    if loaded is UNREAD:
+        return False, None, (), cut_off
     ok, value, repairs = strict_json(text, loaded)
     return ok, value, repairs, False
 

@@ -25,9 +25,8 @@ import re
 from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]
 from typing import Any, Final, NamedTuple
 
-import orjson
-
-from .numbers import float_underflows
+from .numbers import MAY_UNDERFLOW, float_underflows
+from .strict import UNREAD, try_loads
 
 __all__ = ["MAX_DEPTH", "LenientOutcome", "parse_lenient", "unescape_json_text"]
 
@@ -1182,9 +1181,7 @@ _BRACKETS_ONLY: Final = {c: None for c in range(128) if chr(c) not in "[]{}"}
 # looks at. Text with either is left to the general reader.
 _LONG_KEY: Final = 200
 _LONG_GAP: Final = 64
-# A number that may be below the smallest double (an exponent of three digits, or
-# hundreds of zeros after the point): a gate, searched only where a cheap test says so.
-_TINY: Final = re.compile(r"[eE]-\d{3}|\.0{300}")
+# (MAY_UNDERFLOW is searched only where this cheap test says it may find something)
 _ZEROS: Final = "." + "0" * 300
 
 
@@ -1211,11 +1208,9 @@ def _cut_off_json(text: str, prefix: bool, cut_off: bool | None = None) -> Lenie
     otherwise than JSON does): then the general reader reads it. ``cut_off``: whether
     orjson, reading ``text``, ran out of text (``None``: not known yet)."""
     if cut_off is None:
-        try:
-            orjson.loads(text)
+        loaded, cut_off = try_loads(text)
+        if loaded is not UNREAD:
             return None  # whole JSON
-        except orjson.JSONDecodeError as exc:
-            cut_off = exc.pos >= len(text)
     if not cut_off:
         return None  # not JSON before its end
     try:
@@ -1311,7 +1306,7 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     else:
         head = text[:cut].rstrip(_JSON_WS)
         completed = (head[:-1] if head.endswith(",") else head) + closers
-    if ("e-" in outside or "E-" in outside or _ZEROS in outside) and _TINY.search(outside):
+    if ("e-" in outside or "E-" in outside or _ZEROS in outside) and MAY_UNDERFLOW.search(outside):
         return None  # perhaps a number below a double, read as 0.0: the reader names it
     try:
         value = _STRICT.decode(completed)

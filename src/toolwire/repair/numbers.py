@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["float_underflows"]
+__all__ = ["MAY_UNDERFLOW", "float_underflows"]
 
+# A number that may be below the smallest double (about 2.5e-324): an exponent of three
+# digits, or hundreds of zeros after the point. Only a gate: the exact read decides.
+MAY_UNDERFLOW: Final = re.compile(r"[eE]-\d{3}|\.0{300}")
 _NONZERO_MANTISSA: Final = re.compile(r"[^eE]*?[1-9]")
 
 

@@ -17,14 +17,11 @@ from typing import Any, Final
 
 import orjson
 
-from .numbers import float_underflows
+from .numbers import MAY_UNDERFLOW, float_underflows
 
-__all__ = ["UNREAD", "count_in_strings", "strict_json"]
+__all__ = ["UNREAD", "count_in_strings", "strict_json", "try_loads"]
 
 _LONG_DIGITS: Final = re.compile(r"\d{19}")
-# A number below the smallest double (about 2.5e-324): an exponent of three digits, or
-# hundreds of zeros after the point. Only a gate: the exact read decides.
-_TINY: Final = re.compile(r"[eE]-\d{3}|\.0{300}")
 # What a value must hold for ``_floats_and_keys`` to have more to say than "no float,
 # and the object's own keys" (see ``strict_json``).
 _NOT_FLAT: Final = frozenset((float, dict, list))
@@ -37,17 +34,23 @@ class _Unread:
 UNREAD: Final = _Unread()
 
 
+def try_loads(text: str) -> tuple[Any, bool]:
+    """``(orjson.loads(text), False)``, or, where ``text`` is not strict JSON,
+    ``(UNREAD, cut_off)``: ``cut_off``, whether orjson ran out of text (it may be the
+    start of a JSON document; the lenient reader needs to know)."""
+    try:
+        return orjson.loads(text), False
+    except orjson.JSONDecodeError as exc:
+        return UNREAD, exc.pos >= len(text)
+
+
 def strict_json(text: str, loaded: Any = UNREAD) -> tuple[bool, Any, tuple[str, ...]]:
     """``(ok, value, repairs)``: ``text`` read as strict JSON, or ``ok`` False.
     ``repairs`` names what the value could not keep (see the module doc). ``loaded``:
     ``orjson.loads(text)``, when the caller has read it already."""
-    if loaded is UNREAD:
-        try:
-            value = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            return False, None, ()
-    else:
-        value = loaded
+    value = try_loads(text)[0] if loaded is UNREAD else loaded
+    if value is UNREAD:
+        return False, None, ()
     flat = type(value) is dict
     if flat:
         # the usual arguments, one object of strings, integers, booleans and nulls:
@@ -66,7 +69,7 @@ def strict_json(text: str, loaded: Any = UNREAD) -> tuple[bool, Any, tuple[str, 
     # value with a float can hold one: walking the value is far cheaper than searching
     # long text, such as a file's content, for 19 digits.)
     inexact = has_float and _LONG_DIGITS.search(text) is not None
-    tiny = has_zero and _TINY.search(text) is not None
+    tiny = has_zero and MAY_UNDERFLOW.search(text) is not None
     # orjson keeps the last of repeated keys silently. Each member written has one
     # colon; other colons are inside strings. So when the text has no more colons
     # than the value has keys, or than its keys and strings account for, no member

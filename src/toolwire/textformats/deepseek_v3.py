@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 
 from toolwire.assemble import JsonScanner
-from toolwire.repair.strict import UNREAD
-from toolwire.textformats.jsoncalls import loads_or_unread
+from toolwire.repair.strict import UNREAD, try_loads
 from toolwire.textformats.need import WS_LIMIT
 from toolwire.textformats.scanner import Grammar, Markers, TextScanner, WholeCall
 
@@ -102,7 +101,7 @@ class DeepSeekV3Extractor(TextScanner):
         arguments = buf[m.end() : end.start()].rstrip()
         if arguments.endswith("```"):
             arguments = arguments[:-3].rstrip()  # the closing fence
-        loaded = loads_or_unread(arguments)
+        loaded, _ = try_loads(arguments)
         if loaded is UNREAD:
             return None
         self._pos = end.end()

@@ -28,7 +28,7 @@ from toolwire.assemble import JsonScanner
 from toolwire.assemble.jsonscan import find_bracket
 from toolwire.coerce import json_type_name
 from toolwire.repair import partial_value, repair_json
-from toolwire.repair.strict import UNREAD
+from toolwire.repair.strict import UNREAD, try_loads
 from toolwire.textformats.jsonend import container_end
 from toolwire.textformats.need import NEED, WS_LIMIT, Emit, Grammar, WholeCall, _Need
 
@@ -72,14 +72,6 @@ def _decode_name(quoted: str) -> str:
     except orjson.JSONDecodeError:
         return quoted[1:-1]
     return value if isinstance(value, str) else quoted[1:-1]
-
-
-def loads_or_unread(text: str) -> Any:
-    """``orjson.loads(text)``, or ``UNREAD`` where it is not strict JSON."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return UNREAD
 
 
 def _skip_space(text: str, pos: int) -> int:
@@ -524,7 +516,7 @@ def read_whole_envelope(
     arguments = obj[:-1].rstrip()  # \s, as ``_skip_space`` skips before the ``}``
     loaded = UNREAD
     if obj.endswith("}") and not (take and len(tail) - len(obj) > WS_LIMIT):
-        loaded = loads_or_unread(arguments)
+        loaded, _ = try_loads(arguments)
     if loaded is UNREAD:
         # the calls before the same tag (several objects in a row, tags left open)
         # are read by ``envelope``, not copied out again each
