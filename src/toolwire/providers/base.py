@@ -82,6 +82,10 @@ class WireDecoder(ABC):
     @abstractmethod
     def feed(self, data: bytes | str) -> None: ...
 
+    def uninterpretable(self, exc: Exception, raw: str) -> None:
+        """A message of an unexpected shape: reported, and the stream goes on."""
+        self.sink.error(f"could not interpret {self.format_name} message: {exc!r}", raw)
+
     @abstractmethod
     def close(self) -> None:
         """End of input: flush framing; the owner then ends the assembler."""
@@ -312,10 +316,7 @@ class SSEWireDecoder(WireDecoder):
                     else:
                         self.on_json(value, event, data)
                 except Exception as exc:  # as ``dispatch``
-                    sink.error(
-                        f"could not interpret {self.format_name} message: {exc!r}",
-                        data.decode("utf-8", "replace"),
-                    )
+                    self.uninterpretable(exc, data.decode("utf-8", "replace"))
             else:
                 self._read(block)
             if self._envelope is not envelope:
@@ -383,9 +384,7 @@ class SSEWireDecoder(WireDecoder):
         try:
             self.on_message(message)
         except Exception as exc:  # a message of an unexpected shape must not end the stream
-            self.sink.error(
-                f"could not interpret {self.format_name} message: {exc!r}", message.data
-            )
+            self.uninterpretable(exc, message.data)
 
     @abstractmethod
     def on_message(self, message: SSEMessage) -> None: ...
@@ -415,7 +414,7 @@ class SSEWireDecoder(WireDecoder):
         try:
             self.on_value(value)
         except Exception as exc:  # as ``dispatch``: a message of an unexpected shape
-            self.sink.error(f"could not interpret {self.format_name} message: {exc!r}", "")
+            self.uninterpretable(exc, "")
 
     def on_value(self, value: dict[str, Any]) -> None:
         """A parsed message (no wire text: error events carry none)."""
@@ -484,7 +483,7 @@ class JsonStreamDecoder(WireDecoder):
         try:
             self.on_chunk(chunk, raw)
         except Exception as exc:  # a message of an unexpected shape must not end the stream
-            self.sink.error(f"could not interpret {self.format_name} message: {exc!r}", raw)
+            self.uninterpretable(exc, raw)
 
     @abstractmethod
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None: ...
