@@ -15,6 +15,7 @@ from toolwire.events import (
     Event,
     FinishReason,
     ReasoningDelta,
+    ReasoningSignature,
     StreamError,
     StreamFinished,
     TextDelta,
@@ -130,6 +131,58 @@ def test_anthropic_error_and_dropped_stream() -> None:
     # no StreamFinished at all: an error, never a synthetic success
     messages = sse_messages(encode_events([TextDelta("a")], "anthropic"))
     assert messages[-1][0] == "error"
+
+
+def test_anthropic_redacted_thinking_goes_out_whole_in_its_place() -> None:
+    """As Anthropic streams it: the block whole in ``content_block_start``, no delta."""
+    events: list[Event] = [
+        ReasoningSignature("redacted", "EmwKAhgB"),
+        ReasoningDelta("hm"),
+        ReasoningDelta("", "sig"),
+        TextDelta("ok"),
+        StreamFinished("stop"),
+    ]
+    encoder = make_encoder("anthropic")
+    messages = sse_messages("".join(encoder.encode(events)))
+    blocks = [m for m in messages if (m[0] or "").startswith("content_block")]
+    assert blocks[:2] == [
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "redacted_thinking", "data": "EmwKAhgB"},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    ]
+    starts = [m[1]["content_block"]["type"] for m in blocks if m[0] == "content_block_start"]
+    assert starts == ["redacted_thinking", "thinking", "text"]
+    assert encoder.lossy == []
+    body = json.loads("".join(make_encoder("anthropic", whole=True).encode(events)))
+    assert body["content"] == [
+        {"type": "redacted_thinking", "data": "EmwKAhgB"},
+        {"type": "thinking", "thinking": "hm", "signature": "sig"},
+        {"type": "text", "text": "ok"},
+    ]
+
+
+@pytest.mark.parametrize("whole", [False, True])
+@pytest.mark.parametrize("fmt", sorted(ENCODERS))
+def test_what_a_format_cannot_carry_back_is_noted(fmt: str, whole: bool) -> None:
+    """A redacted thinking block or a Gemini thought signature that a format has no
+    place for is dropped, and said to be: never silently."""
+    events: list[Event] = [
+        ReasoningSignature("redacted", "EmwKAhgB"),
+        ReasoningSignature("thought_signature", "c2ln", "call_1"),
+        TextDelta("ok"),
+        StreamFinished("stop"),
+    ]
+    encoder = make_encoder(fmt, whole=whole)
+    encoder.encode(events)
+    redacted = "redacted thinking blocks were dropped (only Anthropic's format carries them)"
+    assert (redacted in encoder.lossy) == (fmt != "anthropic")
+    assert any(note.startswith("Gemini thought signatures were dropped") for note in encoder.lossy)
 
 
 def test_anthropic_streamed_truncated_call_keeps_its_block_open() -> None:

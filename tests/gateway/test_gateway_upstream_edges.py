@@ -32,6 +32,7 @@ UPSTREAM_KEY = "token-abc123"  # of no known key shape: only the literal key fin
 KEY_ENV = "TOOLWIRE_TEST_EDGES_UPSTREAM_KEY"
 ANTHROPIC_HEADERS = {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
 SIGNATURE = "EqQBCkYIBxgCKkDsignature+/="
+REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmK"
 
 
 def signed_thinking_then_call() -> list[dict[str, Any]]:
@@ -86,8 +87,27 @@ def signed_thinking_then_call() -> list[dict[str, Any]]:
     ]
 
 
-def signed_body() -> bytes:
-    """The same answer as a whole ``message`` (what a request without stream gets)."""
+def redacted_then_signed_then_call() -> list[dict[str, Any]]:
+    """The same answer with a ``redacted_thinking`` block first: it comes whole in its
+    ``content_block_start``, with no deltas."""
+    events = signed_thinking_then_call()
+    for event in events:
+        if isinstance(event.get("index"), int):
+            event["index"] += 1
+    redacted = [
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "redacted_thinking", "data": REDACTED},
+        },
+        {"type": "content_block_stop", "index": 0},
+    ]
+    return [events[0], *redacted, *events[1:]]
+
+
+def signed_body(*first: dict[str, Any]) -> bytes:
+    """The same answer as a whole ``message`` (what a request without stream gets),
+    after the blocks ``first``."""
     return json.dumps(
         {
             "id": "msg_1",
@@ -95,6 +115,7 @@ def signed_body() -> bytes:
             "role": "assistant",
             "model": "m",
             "content": [
+                *first,
                 {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE},
                 {
                     "type": "tool_use",
@@ -145,6 +166,10 @@ SCRIPTS: dict[str, Script] = {
         )
     ),
     "signed": Script(anthropic_events(signed_thinking_then_call()), body=signed_body()),
+    "redacted": Script(
+        anthropic_events(redacted_then_signed_then_call()),
+        body=signed_body({"type": "redacted_thinking", "data": REDACTED}),
+    ),
     "slow-stream": Script(text_stream(["tick "] * 200), chunk_delay=0.05),
     "call-then-cut": Script(CALL_THEN_CUT),
     "drop-text": Script(PLAIN_TEXT, drop_after=2),
@@ -287,6 +312,43 @@ def test_anthropic_signatures_reach_the_client_and_go_back_unchanged(
     assert sent[0] == {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE}
     assert sent[1]["id"] == "toolu_01A"  # the upstream's own id again
     assert upstream.requests[-1].body["thinking"] == request["thinking"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_anthropic_redacted_thinking_reaches_the_client_and_goes_back_unchanged(
+    gateway: GatewayServer, upstream: ScriptedUpstream, stream: bool
+) -> None:
+    """Anthropic rejects a tool-use turn sent back without its thinking blocks, the
+    redacted ones included: the client gets them whole, in order, and they go back."""
+    client = anthropic.Anthropic(base_url=gateway.url, api_key=KEY, max_retries=0)
+    request: dict[str, Any] = {
+        "model": "anthropic/redacted",
+        "max_tokens": 2000,
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "tools": [{"name": "get_weather", "input_schema": WEATHER_SCHEMA}],
+    }
+    history: list[Any] = [{"role": "user", "content": "weather?"}]
+    if stream:
+        with client.messages.stream(messages=history, **request) as events:
+            message = events.get_final_message()
+    else:
+        message = client.messages.create(messages=history, **request)
+    redacted, thinking, call = message.content
+    assert redacted.type == "redacted_thinking" and redacted.data == REDACTED
+    assert thinking.type == "thinking" and thinking.signature == SIGNATURE
+    assert call.type == "tool_use" and call.input == {"city": "Oslo"}
+    history += [
+        {"role": "assistant", "content": [block.model_dump() for block in message.content]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "rain"}],
+        },
+    ]
+    client.messages.create(messages=history, **request)
+    sent = upstream.requests[-1].body["messages"][1]["content"]
+    assert sent[0] == {"type": "redacted_thinking", "data": REDACTED}
+    assert sent[1] == {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE}
+    assert sent[2]["id"] == "toolu_01A"
 
 
 def test_thinking_without_a_signature_says_so() -> None:

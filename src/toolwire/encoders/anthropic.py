@@ -9,7 +9,10 @@ without one) and there is never a ``[DONE]``. A failed stream ends with
 
 Thinking blocks carry the upstream's signature (``signature_delta``) when an
 Anthropic upstream signed them, unchanged; otherwise ``signature`` is empty (and
-noted): only Anthropic can sign, and a made-up signature would be rejected.
+noted): only Anthropic can sign, and a made-up signature would be rejected. An
+Anthropic upstream's ``redacted_thinking`` blocks go out whole, in their place (as
+Anthropic sends them: all in ``content_block_start``): the client must send them
+back unchanged with a tool-use turn.
 
 A truncated tool call is held back (``toolwire.cutoff``) and the stop reason is
 ``max_tokens`` (``tool_use`` when calls went out before it). With
@@ -28,7 +31,7 @@ from typing import Any, ClassVar
 
 from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
 from toolwire.encoders.body import Part, WholeBodyEncoder
-from toolwire.events import StreamFinished, ToolCall, Usage
+from toolwire.events import ReasoningSignature, StreamFinished, ToolCall, Usage
 
 _REASONS = {
     "tool_calls": "tool_use",
@@ -49,6 +52,10 @@ def anthropic_usage_dict(usage: Usage) -> dict[str, Any]:
     if usage.cache_write_tokens is not None:
         out["cache_creation_input_tokens"] = usage.cache_write_tokens
     return out
+
+
+def _redacted_block(data: str) -> dict[str, Any]:
+    return {"type": "redacted_thinking", "data": data}
 
 
 class AnthropicEncoder(StreamEncoder):
@@ -128,6 +135,13 @@ class AnthropicEncoder(StreamEncoder):
         self._signed = True
         return out
 
+    def _opaque(self, event: ReasoningSignature) -> list[str]:
+        if event.kind != "redacted":
+            return super()._opaque(event)
+        out = self._open_block("redacted_thinking", _redacted_block(event.value))
+        out.extend(self._close_block())
+        return out
+
     def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:
         block = {
             "type": "tool_use",
@@ -173,6 +187,12 @@ class AnthropicBodyEncoder(WholeBodyEncoder, AnthropicEncoder):
         last.signature = signature
         return []
 
+    def _opaque(self, event: ReasoningSignature) -> list[str]:
+        if event.kind != "redacted":
+            return super()._opaque(event)
+        self.parts.append(Part("redacted", [event.value]))
+        return []
+
     def _body(self, finished: StreamFinished) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
         for part in self.parts:
@@ -184,6 +204,8 @@ class AnthropicBodyEncoder(WholeBodyEncoder, AnthropicEncoder):
                 )
             elif part.kind == "text":
                 content.append({"type": "text", "text": part.text})
+            elif part.kind == "redacted":
+                content.append(_redacted_block(part.text))
             else:
                 if not part.signature:
                     self.note(_NO_SIGNATURE)

@@ -44,6 +44,7 @@ from toolwire.events import (
     Event,
     FinishReason,
     ReasoningDelta,
+    ReasoningSignature,
     StreamError,
     StreamFinished,
     TextDelta,
@@ -53,6 +54,7 @@ from toolwire.events import (
 from toolwire.jsontext import dumps
 
 ArgumentsMode = Literal["final", "stream"]
+_NO_REDACTED = "redacted thinking blocks were dropped (only Anthropic's format carries them)"
 
 
 def arguments_text(call: ToolCall) -> str:
@@ -193,6 +195,8 @@ class StreamEncoder(ABC):
                 out.extend(self._reasoning(event.text))
             if event.signature:
                 out.extend(self._signature(event.signature))
+        elif isinstance(event, ReasoningSignature):
+            out.extend(self._opaque(event))
         elif isinstance(event, CallStarted):
             if self._streaming:
                 self._open_call = event.slot
@@ -288,6 +292,17 @@ class StreamEncoder(ABC):
         """An Anthropic thinking block's signature; only Anthropic's format has a place
         for it."""
         self.note("thinking signatures were dropped (only Anthropic's format carries them)")
+        return []
+
+    def _opaque(self, event: ReasoningSignature) -> list[str]:
+        """What the server wants back verbatim on the next turn (an Anthropic
+        ``redacted_thinking`` block, a Gemini thought signature). Formats with no place
+        for it drop it, and say so: a client that cannot send it back may find its
+        next turn refused."""
+        if event.kind == "redacted":
+            self.note(_NO_REDACTED)
+        else:
+            self.note("Gemini thought signatures were dropped (this format has no place for them)")
         return []
 
     def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:

@@ -20,12 +20,13 @@ from toolwire.encoders.base import StreamEncoder
 from toolwire.events import StreamFinished, ToolCall
 from toolwire.jsontext import dumps
 
-PartKind = Literal["text", "reasoning", "call"]
+PartKind = Literal["text", "reasoning", "call", "redacted"]
 
 
 @dataclass(slots=True)
 class Part:
-    """One piece of the turn, in order: text, reasoning (its deltas), or a call."""
+    """One piece of the turn, in order: text, reasoning (its deltas), a call, or an
+    Anthropic ``redacted_thinking`` block (its data, in ``texts``)."""
 
     kind: PartKind
     texts: list[str] = field(default_factory=list)
