@@ -199,3 +199,54 @@ async def test_gemini_gets_each_call_back_with_its_thought_signature() -> None:
         model = next(c for c in body["contents"] if c["role"] == "model")
         signatures = [p.get("thoughtSignature") for p in model["parts"] if "functionCall" in p]
         assert signatures == ["sigA", None]
+
+
+# -- Gemini's OpenAI-compatible API: the signature in a call's extra_content ------------
+
+
+def gemini_compat_signed_calls() -> Script:
+    """Gemini's OpenAI-compatible stream: both calls whole in one chunk, the signature
+    on the first, in ``extra_content.google.thought_signature``."""
+    calls = [
+        {
+            "extra_content": {"google": {"thought_signature": "sigA"}},
+            "function": {"arguments": '{"a":2,"b":3}', "name": "add"},
+            "id": "function-call-1",
+            "index": 0,
+            "type": "function",
+        },
+        {
+            "function": {"arguments": '{"a":1,"b":1}', "name": "add"},
+            "id": "function-call-2",
+            "index": 1,
+            "type": "function",
+        },
+    ]
+    return Script(
+        [chat_chunk({"role": "assistant", "tool_calls": calls}, "tool_calls"), b"data: [DONE]\n\n"]
+    )
+
+
+def test_the_chat_decoder_reads_a_calls_gemini_signature() -> None:
+    from toolwire.events import ReasoningSignature
+    from toolwire.parser import StreamParser
+
+    parser = StreamParser("openai-chat")
+    events = [*parser.feed(b"".join(gemini_compat_signed_calls().chunks)), *parser.close()]
+    signatures = [e for e in events if isinstance(e, ReasoningSignature)]
+    assert signatures == [ReasoningSignature("thought_signature", "sigA", "function-call-1")]
+
+
+async def test_gemini_compat_gets_each_call_back_with_its_thought_signature() -> None:
+    """Gemini 3 answers 400 to a call sent back without its signature."""
+    script = Dialogue([gemini_compat_signed_calls(), Script(text_stream(["Five."]))])
+    with ReplayServer({"m": script}) as up:
+        agent = Agent(client(up, "openai-chat"), ToolEngine([add]))
+        first = await agent.run("2 + 3?")
+        again = await agent.run("And again?", history=history_again(first.messages))
+        bodies = [r.body for r in up.requests]
+    assert (first.stop, again.stop) == ("done", "done")
+    for body in bodies[1:]:
+        turn = next(m for m in body["messages"] if m.get("tool_calls"))
+        extra = [c.get("extra_content") for c in turn["tool_calls"]]
+        assert extra == [{"google": {"thought_signature": "sigA"}}, None]

@@ -288,12 +288,15 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 index = tc.get("index")
                 call_id = tc.get("id")
                 name = fn.get("name")
+                call_id = call_id if isinstance(call_id, str) else None
                 sink.tool(
                     index if isinstance(index, int) else None,
-                    call_id if isinstance(call_id, str) else None,
+                    call_id,
                     name if isinstance(name, str) else None,
                     fn.get("arguments"),
                 )
+                if "extra_content" in tc:  # Gemini's; a call's first entry (never a lone delta)
+                    self._thought_signature(tc["extra_content"], call_id)
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
             if not isinstance(tool_calls, list) or not tool_calls:
@@ -304,6 +307,15 @@ class OpenAIChatDecoder(SSEWireDecoder):
                     "it was ignored",
                     dumps(legacy),
                 )
+
+    def _thought_signature(self, extra: Any, call_id: str | None) -> None:
+        """A call's Gemini thought signature, where Gemini's OpenAI-compatible API puts
+        it (``extra_content.google.thought_signature``, in the entry that gives the
+        call's id): Gemini 3 refuses the call sent back without it."""
+        google = extra.get("google") if isinstance(extra, dict) else None
+        signature = google.get("thought_signature") if isinstance(google, dict) else None
+        if isinstance(signature, str):
+            self.sink.signature("thought_signature", signature, call_id)
 
 
 def _readable(call: Any) -> bool:
