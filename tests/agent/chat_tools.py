@@ -1,5 +1,7 @@
 """Tools for ``toolwire chat --tools tests.agent.chat_tools:add`` (and the others)."""
 
+import uuid
+
 import anyio
 
 from toolwire.tools import ToolHints, tool
@@ -22,3 +24,9 @@ async def wait(seconds: float) -> str:
     """Wait this many seconds (a slow tool, to cancel while it runs)."""
     await anyio.sleep(seconds)
     return f"waited {seconds} s"
+
+
+@tool
+def look_up(record: uuid.UUID) -> str:
+    """Look a record up (its schema's ``format: uuid`` is more than Gemini takes)."""
+    return f"record {record}"

@@ -57,6 +57,27 @@ def test_chat_prompt_prints_the_text() -> None:
     assert result.stdout == "It is 5.\n"
 
 
+def test_chat_prompt_says_what_the_wire_could_not_take() -> None:
+    """A schema keyword Gemini lacks is dropped from the request: said on stderr (the
+    text stays alone on stdout), and in --json's ``notes``."""
+    tools = ["--tools", "tests.agent.chat_tools:look_up", "--audit", "none"]
+    dropped = [
+        "look_up: additionalProperties was dropped at $",
+        "look_up: format 'uuid' was dropped at $.record",
+    ]
+    for as_json in (False, True):
+        with ReplayServer({"m": gemini_answer("hi")}) as up:
+            args = ["chat", "--format", "gemini", "--base-url", up.url + "/v1beta"]
+            args += ["--model", "m", "--prompt", "x", "--api-key-env", "NO_SUCH_KEY_VAR"]
+            result = runner.invoke(app, [*args, *tools, *(["--json"] if as_json else [])])
+        assert result.exit_code == 0, result.output
+        if as_json:
+            assert json.loads(result.stdout)["notes"] == dropped
+        else:
+            assert result.stdout == "hi\n"
+            assert result.stderr == "".join(f"toolwire: not sent as asked: {d}\n" for d in dropped)
+
+
 def test_chat_upstream_error_is_one_line_and_exit_1() -> None:
     with ReplayServer({"m": Script([], always_fail=(401, None))}) as up:
         args = ["chat", "--base-url", up.url, "--model", "m", "--prompt", "hi"]

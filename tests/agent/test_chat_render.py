@@ -12,7 +12,7 @@ import anyio
 import pytest
 from rich.console import Console
 
-from toolwire.agent import Agent
+from toolwire.agent import Agent, TextOut
 from toolwire.agent.loop import cancelled_reply
 from toolwire.audit.sinks import MemorySink
 from toolwire.cli.chat_render import ChatView
@@ -69,6 +69,18 @@ async def test_text_dimmed_reasoning_and_a_panel_with_the_repair() -> None:
     assert text.endswith("It is 5.\ndone · 2 turns · 1 call · 60 in / 14 out tokens\n")
     styled = console.export_text(styles=True)
     assert "\x1b[2;3mI should add them." in styled  # reasoning: dim italic
+
+
+def test_what_the_wire_could_not_take_is_shown_once_per_session() -> None:
+    from toolwire.agent import RequestNotes
+
+    console = recording()
+    view = ChatView(console)
+    note = "tool_choice was dropped (Ollama has no forced tool choice)"
+    view.show(TextOut("Hi", 1))
+    view.show(RequestNotes((note,), 1))
+    view.show(RequestNotes((note,), 3))  # the next run says it again: shown once
+    assert console.export_text() == f"Hi\ntoolwire: not sent as asked: {note}\n"
 
 
 async def test_a_held_call_is_shown_with_why_before_the_question() -> None:

@@ -326,3 +326,24 @@ async def test_f32_an_id_the_server_sends_again_next_turn_gets_one_of_its_own(
         ("call", second_id, "add", {"a": 1, "b": 1}),
         ("result", second_id, "2"),
     ]
+
+
+async def test_what_the_wire_could_not_take_is_said_once_per_run() -> None:
+    """``ModelClient.prepare`` names what a wire cannot express (Ollama has no forced
+    tool choice): the run says it as an event, once, and keeps it in the result."""
+    from toolwire.agent import RequestNotes
+
+    wire = WIRES["ollama"]
+    turns = [
+        wire.answer("", [WireCall(None, "add", {"a": 1, "b": 2})]),
+        wire.answer("Three."),
+    ]
+    with ReplayServer({"m": Dialogue(turns)}) as up:
+        agent = agent_for(wire, up, MemorySink(), request={"tool_choice": "required"})
+        events = [event async for event in agent.stream("1+2?")]
+    dropped = "tool_choice was dropped (Ollama has no forced tool choice)"
+    said = [event for event in events if isinstance(event, RequestNotes)]
+    assert said == [RequestNotes((dropped,), 1)]  # not again on turn 2
+    assert events.index(said[0]) == 0  # before the answer it concerns
+    result = events[-1].result  # type: ignore[union-attr]
+    assert (result.stop, result.turns, result.notes) == ("done", 2, [dropped])

@@ -43,6 +43,16 @@ class CallOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestNotes:
+    """What of the turn's request the model's wire could not take as sent (a field,
+    a schema keyword), in words (``ModelClient.prepare``'s ``lossy``): it was dropped
+    or approximated, not sent. Each note once per run, before the answer."""
+
+    notes: tuple[str, ...]
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
 class TextOut:
     """A batch of the model's text (see ``TextEmitter``)."""
 
@@ -114,6 +124,7 @@ class RunResult:
     # the history (Chat shape, JSON-serialisable; see toolwire.agent.history)
     messages: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None  # for ``upstream_error``
+    notes: list[str] = field(default_factory=list)  # every ``RequestNotes`` note, once
 
     @property
     def usage(self) -> Usage:
@@ -131,7 +142,8 @@ class RunFinished:
 
 
 AgentEvent = (
-    TextOut
+    RequestNotes
+    | TextOut
     | ReasoningOut
     | CallStreaming
     | CallParsed

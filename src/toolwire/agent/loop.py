@@ -32,6 +32,7 @@ from toolwire.agent.events import (
     CallParsed,
     CallStreaming,
     ReasoningOut,
+    RequestNotes,
     RunFinished,
     RunResult,
     StopReason,
@@ -230,7 +231,8 @@ class Agent:
                     parent=run_span.context,
                 )
                 try:
-                    async with aclosing(self._ask(messages, turn.number, answer)) as asking:
+                    asking_turn = self._ask(messages, turn.number, answer, result.notes)
+                    async with aclosing(asking_turn) as asking:
                         async for event in asking:
                             yield event
                 finally:  # (cancelled too: the span ends with what was read)
@@ -376,9 +378,11 @@ class Agent:
         turn.commit(messages, result)
 
     async def _ask(
-        self, messages: list[dict[str, Any]], turn: int, answer: _Answer
+        self, messages: list[dict[str, Any]], turn: int, answer: _Answer, notes: list[str]
     ) -> AsyncGenerator[AgentEvent, None]:
-        """One model turn: send the history, read the answer into ``answer``."""
+        """One model turn: send the history, read the answer into ``answer``. What the
+        wire cannot take of the request is said first, each note once (``notes``: the
+        run's so far)."""
         specs = self.engine.registry.specs()
         body: dict[str, Any] = {
             **self.request,
@@ -389,6 +393,10 @@ class Agent:
         if specs:
             body["tools"] = self._tool_definitions(specs)
         prepared = self.client.prepare(body, "openai-chat", stream=True)
+        new = [note for note in prepared.lossy if note not in notes]
+        if new:
+            notes.extend(new)
+            yield RequestNotes(tuple(new), turn)
         names = prepared.names  # names the wire refuses went out changed: read them so
         wire_specs = names.wire_specs(specs) if names is not None else specs
         parser = StreamParser(self.client.format, wire_specs, text_format=self.text_format)

@@ -1,7 +1,8 @@
 """``toolwire chat``: the conversation loop (``toolwire.agent``) from the command line.
 
 Interactive by default (``chat_repl``, shown by ``chat_render``); ``--prompt`` runs one
-task and prints its text, or with ``--json`` one object for the run."""
+task and prints its text, or with ``--json`` one object for the run. What the wire could
+not take of a request (``RequestNotes``) is said on stderr, or in ``--json``'s ``notes``."""
 
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def chat(
     """Drive a model through tool calls until it answers: interactively, or with
     --prompt one task (exit 0 when the model finished, 1 when the run stopped for
     another reason: a limit, an upstream error)."""
-    from toolwire.agent import Agent, RunFinished, TextOut
+    from toolwire.agent import Agent, RequestNotes, RunFinished, TextOut
     from toolwire.client import ModelClient
     from toolwire.engine import ToolEngine
     from toolwire.mcpfront import PythonToolsError, load_python_tools
@@ -158,6 +159,9 @@ def chat(
                 if isinstance(event, TextOut) and not as_json:
                     sys.stdout.write(event.text)
                     sys.stdout.flush()
+                elif isinstance(event, RequestNotes) and not as_json:
+                    for note in event.notes:
+                        typer.echo(f"toolwire: not sent as asked: {note}", err=True)
                 elif isinstance(event, RunFinished):
                     return event.result
         raise AssertionError("a run always ends with RunFinished")  # pragma: no cover
@@ -187,6 +191,7 @@ def summary(result: RunResult) -> dict[str, Any]:
         "turns": result.turns,
         "task_id": result.task_id,
         "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+        "notes": result.notes,
         "calls": [
             {
                 "id": c.call.id,

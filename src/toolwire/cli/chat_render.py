@@ -1,5 +1,6 @@
 """What the interactive ``toolwire chat`` shows: the model's text as it streams (its
-reasoning dimmed), a panel per tool call, approval questions, a line per run.
+reasoning dimmed), a panel per tool call, approval questions, a line per run, and once
+each what the wire could not take of a request (``RequestNotes``).
 
 Text is written straight to the terminal as it arrives; a live region (``rich.Live``)
 exists only while a turn's calls run, so streamed text never has to share lines with a
@@ -25,6 +26,7 @@ from toolwire.agent import (
     AgentEvent,
     CallStreaming,
     ReasoningOut,
+    RequestNotes,
     RunFinished,
     RunResult,
     TextOut,
@@ -107,6 +109,7 @@ class ChatView:
         self._live: Live | None = None
         self._line_open = False  # the last text written did not end its line
         self._reasoning = False  # the open line is reasoning (dim)
+        self._noted: set[str] = set()  # notes shown (each run says them again)
 
     # ---------------------------------------------------------------- events
 
@@ -133,6 +136,13 @@ class ChatView:
             view.seconds = outcome.result.record.duration_ms / 1000
             view.note = ""
             self._settle(view)
+        elif isinstance(event, RequestNotes):
+            for note in event.notes:
+                if note not in self._noted:
+                    self._noted.add(note)
+                    self._end_line()
+                    line = Text(f"toolwire: not sent as asked: {note}", style="yellow")
+                    self.console.print(line, soft_wrap=True)
         elif isinstance(event, RunFinished):
             self.finish(event.result)
 
