@@ -182,7 +182,30 @@ def test_what_a_format_cannot_carry_back_is_noted(fmt: str, whole: bool) -> None
     encoder.encode(events)
     redacted = "redacted thinking blocks were dropped (only Anthropic's format carries them)"
     assert (redacted in encoder.lossy) == (fmt != "anthropic")
-    assert any(note.startswith("Gemini thought signatures were dropped") for note in encoder.lossy)
+    assert any("Gemini thought signatures" in note for note in encoder.lossy)  # (no call)
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_chat_call_carries_its_gemini_signature_where_gemini_puts_it(whole: bool) -> None:
+    """Gemini's OpenAI-compatible API: ``extra_content.google.thought_signature`` on
+    the call (the first of parallel calls has one)."""
+    events: list[Event] = [
+        ReasoningSignature("thought_signature", "c2ln", "call_0"),
+        CallFinished(call(0, {"city": "Oslo"})),
+        CallFinished(call(1, {"city": "Rome"})),
+        StreamFinished("tool_calls"),
+    ]
+    encoder = make_encoder("openai-chat", whole=whole)
+    out = "".join(encoder.encode(events))
+    if whole:
+        calls = json.loads(out)["choices"][0]["message"]["tool_calls"]
+    else:
+        chunks = [m[1] for m in sse_messages(out) if m[1] != "[DONE]" and m[1]["choices"]]
+        calls = [c for m in chunks for c in m["choices"][0]["delta"].get("tool_calls", [])]
+        calls = [c for c in calls if "id" in c]
+    extra = [c.get("extra_content") for c in calls]
+    assert extra == [{"google": {"thought_signature": "c2ln"}}, None]
+    assert encoder.lossy == []
 
 
 def test_anthropic_streamed_truncated_call_keeps_its_block_open() -> None:

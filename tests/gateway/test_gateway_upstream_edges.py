@@ -15,6 +15,7 @@ from typing import Any
 
 import anthropic
 import httpx
+import openai
 import pytest
 from gateway.serving import KEY, GatewayServer
 from upstream import DONE, PLAIN_TEXT, WEATHER_SCHEMA, Script, ScriptedUpstream, chat_chunk
@@ -150,6 +151,33 @@ CALL_THEN_CUT = [
     DONE,
 ]
 
+# Gemini's OpenAI-compatible API: two calls whole in one chunk, the thought signature
+# on the first, in its extra_content
+GEMINI_COMPAT = [
+    chat_chunk(
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "extra_content": {"google": {"thought_signature": "c2lnQQ=="}},
+                    "function": {"arguments": '{"city":"Oslo"}', "name": "get_weather"},
+                    "id": "function-call-1",
+                    "index": 0,
+                    "type": "function",
+                },
+                {
+                    "function": {"arguments": '{"city":"Rome"}', "name": "get_weather"},
+                    "id": "function-call-2",
+                    "index": 1,
+                    "type": "function",
+                },
+            ],
+        },
+        "tool_calls",
+    ),
+    DONE,
+]
+
 SCRIPTS: dict[str, Script] = {
     "refuses-key": Script(
         PLAIN_TEXT, always_fail=(401, None), error_message="key {key} is not valid"
@@ -170,6 +198,7 @@ SCRIPTS: dict[str, Script] = {
         anthropic_events(redacted_then_signed_then_call()),
         body=signed_body({"type": "redacted_thinking", "data": REDACTED}),
     ),
+    "gemini-compat": Script(GEMINI_COMPAT),
     "slow-stream": Script(text_stream(["tick "] * 200), chunk_delay=0.05),
     "call-then-cut": Script(CALL_THEN_CUT),
     "drop-text": Script(PLAIN_TEXT, drop_after=2),
@@ -349,6 +378,58 @@ def test_anthropic_redacted_thinking_reaches_the_client_and_goes_back_unchanged(
     assert sent[0] == {"type": "redacted_thinking", "data": REDACTED}
     assert sent[1] == {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE}
     assert sent[2]["id"] == "toolu_01A"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_gemini_signature_reaches_a_chat_client_and_goes_back_unchanged(
+    gateway: GatewayServer, upstream: ScriptedUpstream, stream: bool
+) -> None:
+    """Gemini 3 refuses a call sent back without its thought signature: a Chat client
+    gets it where Gemini's OpenAI-compatible API puts it, and sends it back there."""
+    client = openai.OpenAI(base_url=gateway.url + "/v1", api_key=KEY, max_retries=0)
+    request: dict[str, Any] = {
+        "model": "gemini-compat",
+        "tools": [
+            {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}}
+        ],
+    }
+    history: list[Any] = [{"role": "user", "content": "weather?"}]
+    if stream:
+        calls: dict[int, dict[str, Any]] = {}
+        for chunk in client.chat.completions.create(messages=history, stream=True, **request):
+            for delta in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+                entry = calls.setdefault(delta.index, {"arguments": ""})
+                entry.update(delta.model_extra or {})  # extra_content
+                function = delta.function
+                assert function is not None
+                if delta.id:
+                    entry["id"], entry["name"] = delta.id, function.name
+                entry["arguments"] += function.arguments or ""
+        sent = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": c["arguments"]},
+                **({"extra_content": c["extra_content"]} if "extra_content" in c else {}),
+            }
+            for _, c in sorted(calls.items())
+        ]
+    else:
+        message = client.chat.completions.create(messages=history, **request).choices[0].message
+        sent = [c.model_dump(exclude_none=True) for c in message.tool_calls or []]
+    assert [c.get("extra_content") for c in sent] == [
+        {"google": {"thought_signature": "c2lnQQ=="}},
+        None,
+    ]
+    history += [
+        {"role": "assistant", "content": None, "tool_calls": sent},
+        *({"role": "tool", "tool_call_id": c["id"], "content": "rain"} for c in sent),
+    ]
+    client.chat.completions.create(messages=history, **request)
+    back = upstream.requests[-1].body["messages"][1]["tool_calls"]
+    assert [c["id"] for c in back] == ["function-call-1", "function-call-2"]
+    assert back[0]["extra_content"] == {"google": {"thought_signature": "c2lnQQ=="}}
+    assert "extra_content" not in back[1]
 
 
 def test_thinking_without_a_signature_says_so() -> None:

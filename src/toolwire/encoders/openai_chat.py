@@ -5,6 +5,10 @@ tool-call deltas, a chunk with ``finish_reason``, the usage chunk (``choices: []
 as with ``stream_options.include_usage``) and ``data: [DONE]``. A failed stream ends
 with an ``error`` object and no ``[DONE]``.
 
+A call's Gemini thought signature goes out on the call, where Gemini's OpenAI-compatible
+API puts it (``extra_content.google.thought_signature``): a client that sends the call
+back with it lets Gemini 3 take the next turn (toolwire's own requests read it there).
+
 ``OpenAIChatBodyEncoder``: the ``chat.completion`` object of a non-streaming request.
 """
 
@@ -14,7 +18,7 @@ from typing import Any, ClassVar
 
 from toolwire.encoders.base import StreamEncoder, arguments_text, sse, usage_or_empty
 from toolwire.encoders.body import WholeBodyEncoder
-from toolwire.events import StreamFinished, ToolCall, Usage
+from toolwire.events import ReasoningSignature, StreamFinished, ToolCall, Usage
 from toolwire.jsontext import dumps
 
 _REASONS = {
@@ -58,6 +62,7 @@ class OpenAIChatEncoder(StreamEncoder):
         self.reasoning_field = reasoning_field  # de-facto field; vLLM also reads "reasoning"
         self._indexes: dict[int, int] = {}  # slot → tool_calls index (0, 1, … in order)
         self._text_ends: tuple[str, str] | None = None  # a text chunk around its string
+        self._signatures: dict[str, str] = {}  # Gemini's, by call id
 
     @property
     def chunk_id(self) -> str:
@@ -93,6 +98,24 @@ class OpenAIChatEncoder(StreamEncoder):
     def _reasoning(self, text: str) -> list[str]:
         return [self._chunk({self.reasoning_field: text})]
 
+    def _opaque(self, event: ReasoningSignature) -> list[str]:
+        if event.kind == "thought_signature" and event.call_id is not None:
+            self._signatures[event.call_id] = event.value  # it goes out on its call
+            return []
+        return super()._opaque(event)
+
+    def _signed(self, call: dict[str, Any]) -> dict[str, Any]:
+        """A call entry with its Gemini thought signature, if it has one."""
+        signature = self._signatures.pop(call["id"], None)
+        if signature is not None:
+            call["extra_content"] = {"google": {"thought_signature": signature}}
+        return call
+
+    def _unsigned(self) -> None:
+        """Signatures whose calls did not go out (held back) were dropped: say so."""
+        if self._signatures:
+            self.note("Gemini thought signatures of calls not delivered were dropped")
+
     def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:
         index = self._indexes.setdefault(slot, len(self._indexes))
         header = {
@@ -101,7 +124,7 @@ class OpenAIChatEncoder(StreamEncoder):
             "type": "function",
             "function": {"name": name, "arguments": ""},
         }
-        return [self._chunk({"tool_calls": [header]})]
+        return [self._chunk({"tool_calls": [self._signed(header)]})]
 
     def _call_args(self, slot: int, text: str) -> list[str]:
         index = self._indexes.setdefault(slot, len(self._indexes))
@@ -111,6 +134,7 @@ class OpenAIChatEncoder(StreamEncoder):
         return []  # the chat format has no per-call end marker
 
     def _finish(self, finished: StreamFinished) -> list[str]:
+        self._unsigned()
         out = [self._chunk({}, self.wire_reason(finished, _REASONS))]
         if self.include_usage:
             usage = usage_or_empty(finished.usage)
@@ -148,13 +172,16 @@ class OpenAIChatBodyEncoder(WholeBodyEncoder, OpenAIChatEncoder):
         if reasoning:
             message[self.reasoning_field] = reasoning
         calls = [
-            {
-                "id": self.call_id(call.id, call.slot, "call_"),
-                "type": "function",
-                "function": {"name": call.name, "arguments": arguments_text(call)},
-            }
+            self._signed(
+                {
+                    "id": self.call_id(call.id, call.slot, "call_"),
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": arguments_text(call)},
+                }
+            )
             for call in self.calls()
         ]
+        self._unsigned()
         if calls:
             message["tool_calls"] = calls
         choice = {
