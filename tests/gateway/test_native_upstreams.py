@@ -11,7 +11,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from gateway.native_scripts import NATIVE_SCRIPTS
+from gateway.native_scripts import GEMINI_CALL, NATIVE_SCRIPTS
 from gateway.serving import KEY, GatewayServer
 from upstream import WEATHER_SCHEMA, ScriptedUpstream
 
@@ -234,3 +234,47 @@ def test_a_tool_round_trip_reaches_each_upstream_in_its_own_shape(
             "output": "Sunny",
         }
         assert call["call_id"] == "call_Lq2"  # the upstream's own id, restored
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+def test_a_chat_client_gets_a_gemini_calls_signature_and_sends_it_back(
+    gateway: GatewayServer, native: ScriptedUpstream, stream: bool
+) -> None:
+    """Gemini 3 refuses a call sent back without its ``thoughtSignature``: a Chat client
+    gets it on the call as Gemini's OpenAI-compatible API gives it
+    (``extra_content.google.thought_signature``) and it goes back on the call's part."""
+    client = openai.OpenAI(base_url=gateway.url + "/v1", api_key=KEY, max_retries=0)
+    tools: Any = [
+        {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}}
+    ]
+    messages: list[Any] = [{"role": "user", "content": QUESTION}]
+    if stream:
+        calls: list[dict[str, Any]] = []
+        for chunk in client.chat.completions.create(
+            model="gemini", messages=messages, tools=tools, stream=True
+        ):
+            for choice in chunk.choices:
+                for delta in choice.delta.tool_calls or []:
+                    assert delta.function is not None
+                    if delta.id:  # (the gateway sends a call whole: id, name, arguments)
+                        call = {"id": delta.id, "type": "function", **(delta.model_extra or {})}
+                        call["function"] = {"name": delta.function.name, "arguments": ""}
+                        calls.append(call)
+                    calls[-1]["function"]["arguments"] += delta.function.arguments or ""
+    else:
+        message = client.chat.completions.create(model="gemini", messages=messages, tools=tools)
+        calls = [
+            c.model_dump(exclude_none=True) for c in message.choices[0].message.tool_calls or []
+        ]
+    [call] = calls
+    signature = GEMINI_CALL["thoughtSignature"]
+    assert call["extra_content"] == {"google": {"thought_signature": signature}}
+    before = len(native.requests)
+    messages += [
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        {"role": "tool", "tool_call_id": call["id"], "content": "Sunny"},
+    ]
+    client.chat.completions.create(model="gemini", messages=messages, tools=tools)
+    model_turn = native.requests[before].body["contents"][1]
+    parts = [p for p in model_turn["parts"] if "functionCall" in p]
+    assert [p.get("thoughtSignature") for p in parts] == [signature]
