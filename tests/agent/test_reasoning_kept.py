@@ -19,10 +19,12 @@ from toolwire.replay import (
     Dialogue,
     ReplayServer,
     Script,
+    WireCall,
     anthropic_answer,
     call_stream,
     chat_chunk,
     gemini_answer,
+    gemini_compat_answer,
     text_stream,
 )
 from toolwire.replay.wires import anthropic_events
@@ -208,23 +210,10 @@ def gemini_compat_signed_calls() -> Script:
     """Gemini's OpenAI-compatible stream: both calls whole in one chunk, the signature
     on the first, in ``extra_content.google.thought_signature``."""
     calls = [
-        {
-            "extra_content": {"google": {"thought_signature": "sigA"}},
-            "function": {"arguments": '{"a":2,"b":3}', "name": "add"},
-            "id": "function-call-1",
-            "index": 0,
-            "type": "function",
-        },
-        {
-            "function": {"arguments": '{"a":1,"b":1}', "name": "add"},
-            "id": "function-call-2",
-            "index": 1,
-            "type": "function",
-        },
+        WireCall("function-call-1", "add", '{"a":2,"b":3}'),
+        WireCall("function-call-2", "add", '{"a":1,"b":1}'),
     ]
-    return Script(
-        [chat_chunk({"role": "assistant", "tool_calls": calls}, "tool_calls"), b"data: [DONE]\n\n"]
-    )
+    return gemini_compat_answer(calls, "sigA")
 
 
 def test_the_chat_decoder_reads_a_calls_gemini_signature() -> None:

@@ -24,13 +24,13 @@ from toolwire.replay import (
     Dialogue,
     ReplayServer,
     Script,
+    WireCall,
     anthropic_answer,
     call_stream,
     chat_chunk,
     text_stream,
     usage_chunk,
 )
-from toolwire.replay.wires import anthropic_events
 
 pytestmark = pytest.mark.e2e
 
@@ -98,6 +98,37 @@ def blocks(events: list[dict[str, Any]], role: str, kind: str) -> list[dict[str,
     ]
 
 
+def run_claude(
+    claude: Path, gateway: GatewayServer, home: Path
+) -> subprocess.CompletedProcess[str]:
+    """Claude Code, headless, asked to run the marker command through ``gateway``."""
+    env = {
+        **os.environ,
+        "HOME": str(home),  # no user settings, no login
+        "ANTHROPIC_BASE_URL": gateway.url,
+        "ANTHROPIC_API_KEY": "any",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    return subprocess.run(
+        [
+            str(claude),
+            "-p",
+            "Run the shell command that prints the marker, then tell me what it printed.",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--allowedTools",
+            "Bash(echo:*)",
+        ],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.fixture
 def served(
     broken: tuple[str, list[bytes], str],
@@ -120,32 +151,8 @@ def test_claude_code_runs_the_repaired_call_and_returns_its_result(
 ) -> None:
     upstream, gateway, sink = served
     _name, _chunks, repair = broken
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path),  # no user settings, no login
-        "ANTHROPIC_BASE_URL": gateway.url,
-        "ANTHROPIC_API_KEY": "any",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-    }
     started = time.monotonic()
-    done = subprocess.run(
-        [
-            str(claude),
-            "-p",
-            "Run the shell command that prints the marker, then tell me what it printed.",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--allowedTools",
-            "Bash(echo:*)",
-        ],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_claude(claude, gateway, tmp_path)
     took = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-2000:]
     events = stream_json(done.stdout)
@@ -181,54 +188,15 @@ def test_claude_code_runs_the_repaired_call_and_returns_its_result(
 REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmK"
 
 
-def redacted_then_bash() -> list[bytes]:
-    """An Anthropic answer: a ``redacted_thinking`` block, whole in its start, then the
-    Bash call."""
-    message = {
-        "id": "msg_e2e",
-        "type": "message",
-        "role": "assistant",
-        "model": "scripted",
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 900, "output_tokens": 1},
-    }
-    use = {"type": "tool_use", "id": "toolu_01E2E", "name": "Bash", "input": {}}
-    arguments = json.dumps({"command": COMMAND, "description": "Print a marker"})
-    return anthropic_events(
-        [
-            {"type": "message_start", "message": message},
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "redacted_thinking", "data": REDACTED},
-            },
-            {"type": "content_block_stop", "index": 0},
-            {"type": "content_block_start", "index": 1, "content_block": use},
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "input_json_delta", "partial_json": arguments},
-            },
-            {"type": "content_block_stop", "index": 1},
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-                "usage": {"output_tokens": 30},
-            },
-            {"type": "message_stop"},
-        ]
-    )
-
-
 def anthropic_upstream(body: Any) -> Script:
     """Anthropic's rule: a tool result whose tool-use turn comes back without its
     thinking blocks (here the redacted one) is refused with 400."""
     messages = body["messages"]
     last = messages[-1]["content"]
     if not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in last or []):
-        return Script(redacted_then_bash())
+        arguments = json.dumps({"command": COMMAND, "description": "Print a marker"})
+        call = WireCall("toolu_01E2E", "Bash", arguments)
+        return anthropic_answer(calls=[call], redacted=[REDACTED], usage=(900, 30))
     turn = messages[-2]["content"]
     if {"type": "redacted_thinking", "data": REDACTED} not in turn:
         return Script([], always_fail=(400, None))
@@ -241,31 +209,7 @@ def test_claude_code_sends_an_anthropic_upstreams_redacted_thinking_back(
     with ReplayServer({"m": anthropic_upstream}, default="m") as upstream:
         config = GatewayConfig(upstream_url=upstream.url + "/v1", upstream_format="anthropic")
         with GatewayServer(config) as gateway:
-            env = {
-                **os.environ,
-                "HOME": str(tmp_path),
-                "ANTHROPIC_BASE_URL": gateway.url,
-                "ANTHROPIC_API_KEY": "any",
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "DISABLE_AUTOUPDATER": "1",
-            }
-            done = subprocess.run(
-                [
-                    str(claude),
-                    "-p",
-                    "Run the shell command that prints the marker, then say what it printed.",
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--allowedTools",
-                    "Bash(echo:*)",
-                ],
-                env=env,
-                cwd=tmp_path,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+            done = run_claude(claude, gateway, tmp_path)
             requests = [r.body for r in upstream.requests if r.path.endswith("/messages")]
     assert done.returncode == 0, done.stderr[-2000:]
     events = stream_json(done.stdout)
@@ -273,6 +217,5 @@ def test_claude_code_sends_an_anthropic_upstreams_redacted_thinking_back(
     assert final and final[-1]["result"] == ANSWER
     (result,) = blocks(events, "user", "tool_result")
     assert MARKER in json.dumps(result["content"])
-    assert {"type": "redacted_thinking", "data": REDACTED} in requests[-1]["messages"][-2][
-        "content"
-    ]
+    sent_back = requests[-1]["messages"][-2]["content"]
+    assert {"type": "redacted_thinking", "data": REDACTED} in sent_back

@@ -24,7 +24,7 @@ from toolwire.audit import MemorySink
 from toolwire.client import ClientTimeouts, RetryPolicy
 from toolwire.gateway import GatewayConfig
 from toolwire.gateway.config import ModelRoute
-from toolwire.replay import call_stream, text_stream
+from toolwire.replay import WireCall, call_stream, gemini_compat_answer, text_stream
 from toolwire.replay.wires import anthropic_events
 
 pytestmark = pytest.mark.gateway
@@ -151,33 +151,6 @@ CALL_THEN_CUT = [
     DONE,
 ]
 
-# Gemini's OpenAI-compatible API: two calls whole in one chunk, the thought signature
-# on the first, in its extra_content
-GEMINI_COMPAT = [
-    chat_chunk(
-        {
-            "role": "assistant",
-            "tool_calls": [
-                {
-                    "extra_content": {"google": {"thought_signature": "c2lnQQ=="}},
-                    "function": {"arguments": '{"city":"Oslo"}', "name": "get_weather"},
-                    "id": "function-call-1",
-                    "index": 0,
-                    "type": "function",
-                },
-                {
-                    "function": {"arguments": '{"city":"Rome"}', "name": "get_weather"},
-                    "id": "function-call-2",
-                    "index": 1,
-                    "type": "function",
-                },
-            ],
-        },
-        "tool_calls",
-    ),
-    DONE,
-]
-
 SCRIPTS: dict[str, Script] = {
     "refuses-key": Script(
         PLAIN_TEXT, always_fail=(401, None), error_message="key {key} is not valid"
@@ -198,7 +171,13 @@ SCRIPTS: dict[str, Script] = {
         anthropic_events(redacted_then_signed_then_call()),
         body=signed_body({"type": "redacted_thinking", "data": REDACTED}),
     ),
-    "gemini-compat": Script(GEMINI_COMPAT),
+    "gemini-compat": gemini_compat_answer(
+        [
+            WireCall("function-call-1", "get_weather", '{"city":"Oslo"}'),
+            WireCall("function-call-2", "get_weather", '{"city":"Rome"}'),
+        ],
+        "c2lnQQ==",
+    ),
     "slow-stream": Script(text_stream(["tick "] * 200), chunk_delay=0.05),
     "call-then-cut": Script(CALL_THEN_CUT),
     "drop-text": Script(PLAIN_TEXT, drop_after=2),
@@ -306,13 +285,17 @@ def test_an_upstream_that_echoes_its_key_does_not_pass_it_on(
 # -- 2. Anthropic thinking signatures pass through, both ways --------------------------
 
 
+@pytest.mark.parametrize("script", ["signed", "redacted"])
 @pytest.mark.parametrize("stream", [False, True])
-def test_anthropic_signatures_reach_the_client_and_go_back_unchanged(
-    gateway: GatewayServer, upstream: ScriptedUpstream, stream: bool
+def test_anthropic_thinking_blocks_reach_the_client_and_go_back_unchanged(
+    gateway: GatewayServer, upstream: ScriptedUpstream, stream: bool, script: str
 ) -> None:
+    """Anthropic rejects a tool-use turn sent back without its thinking blocks as it
+    gave them: signed ones with their signature, redacted ones whole. The client gets
+    them in order, and they go back unchanged."""
     client = anthropic.Anthropic(base_url=gateway.url, api_key=KEY, max_retries=0)
     request: dict[str, Any] = {
-        "model": "anthropic/signed",
+        "model": f"anthropic/{script}",
         "max_tokens": 2000,
         "thinking": {"type": "enabled", "budget_tokens": 1024},
         "tools": [{"name": "get_weather", "input_schema": WEATHER_SCHEMA}],
@@ -323,9 +306,11 @@ def test_anthropic_signatures_reach_the_client_and_go_back_unchanged(
             message = events.get_final_message()
     else:
         message = client.messages.create(messages=history, **request)
-    thinking, call = message.content
-    assert thinking.type == "thinking" and thinking.signature == SIGNATURE
-    assert thinking.thinking == "I should call it."
+    expected = [{"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE}]
+    if script == "redacted":
+        expected.insert(0, {"type": "redacted_thinking", "data": REDACTED})
+    *thoughts, call = message.content
+    assert [block.model_dump() for block in thoughts] == expected
     assert call.type == "tool_use" and call.input == {"city": "Oslo"}
     assert message.stop_reason == "tool_use"
     # turn 2, as Claude Code sends it: the assistant turn as received, then the result
@@ -337,47 +322,10 @@ def test_anthropic_signatures_reach_the_client_and_go_back_unchanged(
         },
     ]
     client.messages.create(messages=history, **request)
-    sent = upstream.requests[-1].body["messages"][1]["content"]
-    assert sent[0] == {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE}
-    assert sent[1]["id"] == "toolu_01A"  # the upstream's own id again
+    *sent, use = upstream.requests[-1].body["messages"][1]["content"]
+    assert sent == expected
+    assert use["id"] == "toolu_01A"  # the upstream's own id again
     assert upstream.requests[-1].body["thinking"] == request["thinking"]
-
-
-@pytest.mark.parametrize("stream", [False, True])
-def test_anthropic_redacted_thinking_reaches_the_client_and_goes_back_unchanged(
-    gateway: GatewayServer, upstream: ScriptedUpstream, stream: bool
-) -> None:
-    """Anthropic rejects a tool-use turn sent back without its thinking blocks, the
-    redacted ones included: the client gets them whole, in order, and they go back."""
-    client = anthropic.Anthropic(base_url=gateway.url, api_key=KEY, max_retries=0)
-    request: dict[str, Any] = {
-        "model": "anthropic/redacted",
-        "max_tokens": 2000,
-        "thinking": {"type": "enabled", "budget_tokens": 1024},
-        "tools": [{"name": "get_weather", "input_schema": WEATHER_SCHEMA}],
-    }
-    history: list[Any] = [{"role": "user", "content": "weather?"}]
-    if stream:
-        with client.messages.stream(messages=history, **request) as events:
-            message = events.get_final_message()
-    else:
-        message = client.messages.create(messages=history, **request)
-    redacted, thinking, call = message.content
-    assert redacted.type == "redacted_thinking" and redacted.data == REDACTED
-    assert thinking.type == "thinking" and thinking.signature == SIGNATURE
-    assert call.type == "tool_use" and call.input == {"city": "Oslo"}
-    history += [
-        {"role": "assistant", "content": [block.model_dump() for block in message.content]},
-        {
-            "role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "rain"}],
-        },
-    ]
-    client.messages.create(messages=history, **request)
-    sent = upstream.requests[-1].body["messages"][1]["content"]
-    assert sent[0] == {"type": "redacted_thinking", "data": REDACTED}
-    assert sent[1] == {"type": "thinking", "thinking": "I should call it.", "signature": SIGNATURE}
-    assert sent[2]["id"] == "toolu_01A"
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -15,6 +15,7 @@ from toolwire.replay.wires import (
     anthropic_answer,
     chat_answer,
     gemini_answer,
+    gemini_compat_answer,
     ollama_answer,
     responses_answer,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "chat_answer",
     "chat_chunk",
     "gemini_answer",
+    "gemini_compat_answer",
     "ollama_answer",
     "responses_answer",
     "sse_messages",

@@ -60,6 +60,25 @@ def chat_answer(
     return Script([*chunks, chat_chunk({}, finish), usage_chunk(*usage), DONE])
 
 
+def gemini_compat_answer(calls: Sequence[WireCall], signature: str) -> Script:
+    """Gemini's OpenAI-compatible API (``/v1beta/openai/chat/completions``): the calls
+    whole in one chunk with the finish, the thought signature on the first, in
+    ``extra_content.google.thought_signature``."""
+    entries: list[dict[str, Any]] = []
+    for index, call in enumerate(calls):
+        entry: dict[str, Any] = {
+            "function": {"arguments": call.arguments, "name": call.name},
+            "id": call.id,
+            "index": index,
+            "type": "function",
+        }
+        if index == 0:
+            entry = {"extra_content": {"google": {"thought_signature": signature}}, **entry}
+        entries.append(entry)
+    delta = {"role": "assistant", "tool_calls": entries}
+    return Script([chat_chunk(delta, "tool_calls"), DONE])
+
+
 # -- Anthropic Messages -----------------------------------------------------------------
 
 
@@ -75,8 +94,10 @@ def anthropic_answer(
     cut: bool = False,
     usage: tuple[int, int] = (30, 9),
     pieces: int = 8,
+    redacted: Sequence[str] = (),
 ) -> Script:
-    """A Messages stream: a text block, then a ``tool_use`` block per call."""
+    """A Messages stream: a text block, then a ``tool_use`` block per call; first a
+    ``redacted_thinking`` block per ``redacted`` data (whole in its start, no delta)."""
     message: dict[str, Any] = {
         "id": "msg_scripted",
         "type": "message",
@@ -89,7 +110,9 @@ def anthropic_answer(
     }
     events: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
     events.append({"type": "ping"})
-    blocks: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    blocks: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [
+        ({"type": "redacted_thinking", "data": data}, []) for data in redacted
+    ]
     if text:
         deltas = [{"type": "text_delta", "text": p} for p in _pieces(text, pieces)]
         blocks.append(({"type": "text", "text": ""}, deltas))
