@@ -153,7 +153,7 @@ class GeminiDecoder(JsonStreamDecoder):
         elif call is not None:
             path = f"candidates[0].content.parts[{i}].functionCall"
             self.wrong_type(path, call, "an object", raw)
-        if signature is not None:  # of a text part
+        if signature is not None:  # of a text part (or of a call not read)
             self.sink.signature("thought_signature", signature, None)
 
     def on_function_call(

@@ -288,10 +288,9 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 index = tc.get("index")
                 call_id = tc.get("id")
                 name = fn.get("name")
-                call_id = call_id if isinstance(call_id, str) else None
                 sink.tool(
                     index if isinstance(index, int) else None,
-                    call_id,
+                    call_id if isinstance(call_id, str) else None,
                     name if isinstance(name, str) else None,
                     fn.get("arguments"),
                 )
@@ -308,13 +307,14 @@ class OpenAIChatDecoder(SSEWireDecoder):
                     dumps(legacy),
                 )
 
-    def _thought_signature(self, extra: Any, call_id: str | None) -> None:
+    def _thought_signature(self, extra: Any, call_id: Any) -> None:
         """A call's Gemini thought signature, where Gemini's OpenAI-compatible API puts
         it (``extra_content.google.thought_signature``, in the entry that gives the
         call's id): Gemini 3 refuses the call sent back without it."""
         google = extra.get("google") if isinstance(extra, dict) else None
         signature = google.get("thought_signature") if isinstance(google, dict) else None
         if isinstance(signature, str):
+            call_id = call_id if isinstance(call_id, str) else None
             self.sink.signature("thought_signature", signature, call_id)
 
 
