@@ -293,6 +293,7 @@ class CallFinisher:
         ``tests/test_finish_fast_path.py``), or None when the call needs the full path.
         Only for a call with nothing known against it yet (no repairs, errors, cut).
         ``loaded``: ``orjson.loads(raw)``, when the caller has read it."""
+        fits = None
         if self.tools:
             fits = self._fit_checks.get(name) or self._fit_check(name)
             if fits is None or fits is _never_sure:
@@ -302,7 +303,9 @@ class CallFinisher:
         ok, value, changed = strict_json(raw, loaded)
         if not ok or changed or type(value) is not dict:
             return None
-        if self.tools and not self.accepts_as_sent(name, value):
+        # ``accepts_as_sent`` written out, with the fit check fetched above (callgrind:
+        # about 3,500 instructions less per call)
+        if fits is not None and (not fits(value) or (len(value) == 1 and _wrapped(value))):
             return None
         # positional, in field order: about 3,000 instructions less than by keyword
         # (callgrind), on every call read as sent
