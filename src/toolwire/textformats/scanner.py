@@ -541,7 +541,12 @@ class TextScanner:
                 pos = self._pos = end
                 continue
             for name, arguments, loaded in calls:
-                self.whole_call(name, arguments, loaded=loaded)
+                # ``whole_call``'s first step, without its frame (it takes the rest)
+                index = self._next_index
+                if sink.whole_call(index, name, arguments, (), loaded):
+                    self._next_index = index + 1
+                else:
+                    self.whole_call(name, arguments, loaded=loaded)
             # ``_after_call``'s ``expect``, where the text after the whitespace is long
             # enough that no start marker can still be on its way
             pos = self._pos
