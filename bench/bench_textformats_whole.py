@@ -32,7 +32,9 @@ counting, so objects a parser leaves in reference cycles are freed uncounted: th
 ``tests/textformats/test_progress.py``).
 
     python bench/bench_textformats_whole.py [--families hermes] [--runs 5] [--no-peers]
-                                            [--instructions]
+                                            [--instructions] [--sizes 2K]
+
+``--sizes 2K``: only the 2 KB rows (a few seconds; the flatness lines need 16K and 4M).
 """
 
 from __future__ import annotations
@@ -442,6 +444,7 @@ def main() -> None:
     ap.add_argument("--peers-venv", type=Path, default=ROOT / ".bench-peers")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--instructions", action="store_true")
+    ap.add_argument("--sizes", default=",".join(label for label, *_ in SIZES))
     ap.add_argument("--child-instructions", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args()
     with_peers = not ns.no_peers and ensure_peers(ns.peers_venv)
@@ -458,6 +461,8 @@ def main() -> None:
         )
         per_mb: dict[str, dict[str, float]] = {"one feed": {}, "64K reads": {}}
         for label, size, calls, lines in SIZES:
+            if label not in ns.sizes.split(","):
+                continue
             text = make_text(family, size, calls, lines)
             modes: list[tuple[str, dict[str, Run]]] = [
                 ("one feed", {"toolwire": toolwire(family), **(peers.whole() if peers else {})}),
@@ -485,6 +490,8 @@ def main() -> None:
                         flush=True,
                     )
         for mode, figures in per_mb.items():
+            if "4M" not in figures or "16K" not in figures:
+                continue
             flat = figures["4M"] / figures["16K"]
             print(f"toolwire {mode}: s/MB at 4M / s/MB at 16K = {flat:.2f}")
         if peers:
