@@ -133,7 +133,9 @@ class Markers:
         0.5 µs per search against 1.2 µs for ``search`` alone (timeit)."""
         hi = pos + window
         m = self.regex.search(buf, pos, hi)
-        if m is not None and (m.start() + self.longest <= hi or hi >= len(buf)):
+        if hi >= len(buf):
+            return m  # the window held all the text: its answer is the answer
+        if m is not None and m.start() + self.longest <= hi:
             return m
         return self.search(buf, pos)
 
