@@ -106,6 +106,11 @@ def make_extractor(
     calls_in_reasoning: bool = False,
 ) -> TextScanner:
     """A streaming extractor for ``family`` that reports into ``sink``."""
+    # a family given by its own name (the usual case: a parser is set up for every
+    # response) is found without normalizing the name first
+    cls = EXTRACTORS.get(family)
+    if cls is not None:
+        return cls(sink, tools, calls_in_reasoning=calls_in_reasoning)
     name = family.strip().lower().replace("-", "_")
     name = ALIASES.get(name, name)
     if name == "auto":

@@ -374,9 +374,10 @@ class TextScanner:
         if not self._failed:
             self._eof = True
             self._drive()
-        for index in sorted(self._open_calls):
-            self.sink.close_call(index=index, truncated=True)
-        self._open_calls.clear()
+        if self._open_calls:
+            for index in sorted(self._open_calls):
+                self.sink.close_call(index=index, truncated=True)
+            self._open_calls.clear()
         # text fed after close (a provider sending content after its finish reason)
         # starts a fresh scan rather than being lost
         self._buf, self._pos, self._eof = "", 0, False
