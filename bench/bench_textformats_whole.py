@@ -34,7 +34,8 @@ counting, so objects a parser leaves in reference cycles are freed uncounted: th
     python bench/bench_textformats_whole.py [--families hermes] [--runs 5] [--no-peers]
                                             [--instructions] [--sizes 2K]
 
-``--sizes 2K``: only the 2 KB rows (a few seconds; the flatness lines need 16K and 4M).
+``--sizes 2K``: only the 2 KB rows, timed and counted (a few seconds; the flatness lines
+need 16K and 4M).
 """
 
 from __future__ import annotations
@@ -373,12 +374,14 @@ def verdict_peer(peers: Peers, name: str, case: str, text: str) -> str:
 # -- instructions (callgrind) ------------------------------------------------------
 
 
-def child_instructions(families: list[str], with_peers: bool) -> None:
+def child_instructions(families: list[str], with_peers: bool, sizes: list[str]) -> None:
     """Under callgrind: each one-feed run, driven by ``functools.reduce`` (callgrind
     collects inside it and dumps after it); prints the labels in dump order."""
     for family in families:
         peers = Peers(family) if with_peers else None
         for label, size, calls, lines in SIZES:
+            if label not in sizes:
+                continue
             text = make_text(family, size, calls, lines)
             repeat = max(1, MB // (size * 4))  # small texts: several parses, for the count
             for name, run in {
@@ -399,8 +402,9 @@ def child_instructions(families: list[str], with_peers: bool) -> None:
                 print(f"{family}\t{label}\t{len(text)}\t{name}\t{repeat}\t{left}", flush=True)
 
 
-def instructions(families: list[str], venv: Path | None) -> None:
+def instructions(families: list[str], venv: Path | None, sizes: list[str]) -> None:
     args = [__file__, "--child-instructions", "--families", ",".join(families)]
+    args += ["--sizes", ",".join(sizes)]
     found = reduce_loops([*args, *(["--peers-venv", str(venv)] if venv else ["--no-peers"])])
     if found is None:
         print("\ninstructions skipped: valgrind is not installed (apt-get install valgrind)")
@@ -425,6 +429,8 @@ def instructions(families: list[str], venv: Path | None) -> None:
             f" {each / base[family, label]:6.2f} {int(left) / int(repeat):6.0f}"
         )
     for family, figures in per_mb.items():
+        if "4M" not in figures or "16K" not in figures:
+            continue
         print(
             f"{family}: toolwire instructions per MB, 4M / 16K = {figures['4M'] / figures['16K']:.2f}"
         )
@@ -450,7 +456,7 @@ def main() -> None:
     with_peers = not ns.no_peers and ensure_peers(ns.peers_venv)
     families = ns.families.split(",")
     if ns.child_instructions:
-        child_instructions(families, with_peers)
+        child_instructions(families, with_peers, ns.sizes.split(","))
         return
     print(f"medians of {ns.runs} alternating rounds; x = peer time / toolwire time in each round")
     for family in families:
@@ -501,7 +507,7 @@ def main() -> None:
                 for name in [*peers.detectors, "agent-tool-parser"]:
                     print(f"{case:14} {name:18} {verdict_peer(peers, name, case, text)}")
     if ns.instructions:
-        instructions(families, ns.peers_venv if with_peers else None)
+        instructions(families, ns.peers_venv if with_peers else None, ns.sizes.split(","))
 
 
 if __name__ == "__main__":
