@@ -544,7 +544,9 @@ class TextScanner:
                 pos = self._pos = end
                 continue
             for name, arguments, loaded in calls:
-                # ``whole_call``'s first step, without its frame (it takes the rest)
+                # ``whole_call``'s first step, without its frame; where the assembler
+                # declines, ``whole_call`` takes the call the longer way (callgrind:
+                # about 800 instructions less per call)
                 index = self._next_index
                 if sink.whole_call(index, name, arguments, (), loaded):
                     self._next_index = index + 1
