@@ -1,7 +1,9 @@
 """The lenient reader's fast paths give exactly what its general path gives.
 
 - JSON cut off by the end of the text (``lenient._cut_off_json``) against the general
-  reader (``lenient._parse``), on strict JSON cut at every offset, in both modes;
+  reader (``lenient._parse``), on strict JSON cut at every offset, in both modes, and
+  on JSON prefixes that go on with something JSON does not allow (the fast path tells
+  those apart itself);
 - escapes in a run decoded by the C string scanner (``lenient._decode_run``) against
   the per-escape decoding it replaced.
 """
@@ -75,6 +77,62 @@ def test_cut_off_json_reads_as_the_general_reader(
 @given(st.text(alphabet="{}[]\",:\\ 0123456789.-+eEtrufalsn\n#/'xu", max_size=40))
 def test_json_like_text_reads_as_the_general_reader(text: str) -> None:
     _same(text)
+
+
+# What a text may go on with after a JSON prefix when it is not JSON: the fast path
+# tells cut-off JSON from such text itself (no strict read of the whole text first).
+_DAMAGE = st.sampled_from(
+    [
+        *',:"}] \n{[',
+        ",,",
+        "::",
+        ", }",
+        "[,",
+        "{,",
+        '"a"',
+        '"a":',
+        '"a\x01',
+        '"a\\d',
+        '"a\\u12"',
+        '\\"',
+        "+1",
+        ".5",
+        "01",
+        "1.e",
+        "1e999",
+        "-1E+400",
+        "1e-999",
+        "12345678901234567890123",
+        "tr1",
+        "nul",
+        "truex",
+        "\u00e9",
+        "\ud800",
+        '"\\ud800',
+        '"\\udc00x',
+        "\x0b",
+        "#",
+        "//",
+        "'",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(st.lists(_VALUES, max_size=3), st.dictionaries(_STRINGS, _VALUES, max_size=3)),
+    st.integers(min_value=0),
+    st.lists(_DAMAGE, min_size=1, max_size=3).map("".join),
+    st.booleans(),
+)
+def test_json_prefix_gone_wrong_reads_as_the_general_reader(
+    value: object, at: int, damage: str, cut_after: bool
+) -> None:
+    text = _text(value, None, False)
+    head = text[: at % (len(text) + 1)] + damage
+    _same(head)
+    if cut_after:  # and cut off again after the damage
+        _same(head[: len(head) - 1])
 
 
 def test_the_fast_path_reads_cut_off_calls() -> None:

@@ -25,6 +25,7 @@ __all__ = ["partial_value", "repair_json"]
 
 # An escape that can spell a surrogate (JSON \ud800, Python \U0000d800).
 _ESCAPED_SURROGATE: Final = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F]")
+_JSON_WS: Final = " \t\n\r"
 
 
 def repair_json(text: str) -> RepairResult:
@@ -78,9 +79,21 @@ def _repair(text: str) -> RepairResult:
     return retry if retry.ok else result
 
 
-def _strict(text: str) -> tuple[bool, Any, tuple[str, ...], bool]:
-    """:func:`strict_json`, and whether orjson ran out of text: the lenient reader
-    needs to know, and asking orjson again costs ~18,000 instructions (bench_lenient)."""
+def _strict(text: str) -> tuple[bool, Any, tuple[str, ...], bool | None]:
+    """:func:`strict_json`, and whether orjson ran out of text (the lenient reader
+    tries its fast reading of cut-off JSON only then). Not asked where the text opens
+    an object or array and does not end with its closer (a call cut off): no JSON
+    text does, and orjson failing costs ~18,000 instructions (raising its error,
+    bench_lenient); then the lenient reader tells by itself (``None``)."""
+    first = text[:1]
+    if first in _JSON_WS:
+        first = text.lstrip(_JSON_WS)[:1]
+    if first == "{" or first == "[":
+        last = text[-1:]
+        if last in _JSON_WS:
+            last = text.rstrip(_JSON_WS)[-1:]
+        if last != ("}" if first == "{" else "]"):
+            return False, None, (), None
     loaded, cut_off = try_loads(text)
     if loaded is UNREAD:
         return False, None, (), cut_off
@@ -88,7 +101,7 @@ def _strict(text: str) -> tuple[bool, Any, tuple[str, ...], bool]:
     return ok, value, repairs, False
 
 
-def _read_candidates(candidates: list[Extracted], text: str, cut_off: bool) -> RepairResult:
+def _read_candidates(candidates: list[Extracted], text: str, cut_off: bool | None) -> RepairResult:
     for cand in candidates:
         if cand.text is not text:
             ok, value, repairs = strict_json(cand.text)

@@ -11,7 +11,7 @@ characters, so the total work stays below ``3 * len(text)``.
 Strict JSON cut off by the end of the text -- the common case, a call cut off by
 max_tokens -- is first tried by a faster reading that gives exactly the general
 reader's result or steps aside (``_cut_off_json``, at the end of this module): it uses
-C functions (``str.split``, ``str.translate``, orjson, the json scanner) in a fixed
+C functions (``str.split``, ``str.translate``, regexes, the json scanner) in a fixed
 number of passes, so it is linear too.
 
 The parser never raises: :func:`parse_lenient` returns a :class:`LenientOutcome`.
@@ -22,11 +22,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from json.decoder import scanstring as _scanstring  # type: ignore[attr-defined]
 from typing import Any, Final, NamedTuple
 
-from .numbers import MAY_UNDERFLOW, float_underflows
-from .strict import UNREAD, try_loads
+from .numbers import float_underflows
 
 __all__ = ["MAX_DEPTH", "LenientOutcome", "parse_lenient", "unescape_json_text"]
 
@@ -167,12 +167,15 @@ def parse_lenient(
     """Read ``text`` leniently; ``prefix=True`` reads it as the start of a longer text.
 
     In prefix mode a string that runs to the end is kept whole (it is a prefix of the
-    final string) instead of being cut back at a delimiter. ``cut_off``: whether strict
-    JSON reading ``text`` (orjson) ran out of text, where the caller knows it already.
+    final string) instead of being cut back at a delimiter. ``cut_off``: False where
+    strict JSON reading ``text`` (orjson) stopped before its end, where the caller
+    knows it already (the text is not cut-off JSON: the fast reading of that is not
+    tried); otherwise that reading tells by itself.
     """
-    quick = _cut_off_json(text, prefix, cut_off)
-    if quick is not None:
-        return quick
+    if cut_off is not False:
+        quick = _cut_off_json(text, prefix)
+        if quick is not None:
+            return quick
     return _parse(text, prefix)
 
 
@@ -1160,18 +1163,29 @@ def _decode_plain(raw: str) -> str:
 # -- strict JSON cut off by the end of the text ----------------------------------------
 #
 # The common case (a call cut off by max_tokens) read at C speed, with exactly the
-# general reader's result: orjson checks that the text is the start of a JSON document
-# (the ladder passes on what its strict reading found), the containers still open are
-# closed and the json scanner reads the text so completed, and the one value cut off at
-# the end (an open string, a number, a literal) is read by the general reader's own
-# code (an open string with no escape at its end: decoded as string() would). The
-# general reader read such text at ~2,000-5,000 instructions per character
-# (bench/bench_lenient.py); the whole repair ladder now reads a 2 KB write_file call
-# cut off at ~180, nested objects at ~440 (the json scanner and str.split's substrings
-# are most of it).
+# general reader's result: the containers still open are closed, the json scanner
+# reads the text so completed (so it is JSON up to what was left out at the end), what
+# was left out is checked to go on as JSON (a key, a comma, the start of a string,
+# number or literal), and the value cut off at the end is read by the general reader's
+# own code (an open string with no escape at its end: decoded as string() would).
+# The reading needs no strict read of the whole text first to tell that it is cut-off
+# JSON: orjson failing on it costs ~18,000 instructions (raising its error), a third
+# of this reading of a short call. The general reader read such text at ~2,000-5,000
+# instructions per character (bench/bench_lenient.py).
 
 _JSON_WS: Final = " \t\n\r"
 _SCALAR_CHARS: Final = "0123456789+-.eEtrufalsn"
+# The start of a JSON number or literal, as far as it goes.
+_SCALAR_SO_FAR: Final = re.compile(
+    r"-?(?:(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d*)?|(?:0|[1-9]\d*)\.)?"
+    r"|t(?:r(?:ue?)?)?|f(?:a(?:l(?:se?)?)?)?|n(?:u(?:ll?)?)?"
+)
+# A JSON string's body as far as it goes: no raw control character, only JSON's escapes,
+# the last perhaps cut off by the end. (One run per escape: linear, no backtracking.)
+_STRING_SO_FAR: Final = re.compile(
+    r'[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*'
+    r"(?:\\(?:u[0-9a-fA-F]{0,3})?)?"
+)
 # Deletes every ASCII character but brackets (outside strings, JSON is ASCII).
 # str.translate: ~20 instructions per character, a regex ~180 (bench_lenient).
 _BRACKETS_ONLY: Final = {c: None for c in range(128) if chr(c) not in "[]{}"}
@@ -1181,8 +1195,6 @@ _BRACKETS_ONLY: Final = {c: None for c in range(128) if chr(c) not in "[]{}"}
 # looks at. Text with either is left to the general reader.
 _LONG_KEY: Final = 200
 _LONG_GAP: Final = 64
-# (MAY_UNDERFLOW is searched only where this cheap test says it may find something)
-_ZEROS: Final = "." + "0" * 300
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -1196,26 +1208,33 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _double(text: str) -> float:
+    """A number with a fraction or exponent, read by float() -- unless a double cannot
+    hold it (``1e999``, ``1e-999``), which the general reader names."""
+    value = float(text)
+    if math.isinf(value) or float_underflows(text, value):
+        raise ValueError(text)
+    return value
+
+
 # The completed text, read as the general reader reads JSON: integers exact, floats by
-# float(), a repeated key refused. (strict_json reads it so too, but its checks walk
-# the value in Python: ~350 instructions per character on nested objects, this ~150.)
-_STRICT: Final = json.JSONDecoder(object_pairs_hook=_no_repeated_keys, parse_constant=_no_constant)
+# float(), a repeated key or a number beyond a double refused. Its C scanner, called
+# without the decoder's Python wrapper (~3,000 instructions): ``(value, end)`` from an
+# index. (orjson reads faster, but keeps the last of repeated keys and makes integers
+# beyond 64 bits floats: a walk of the value that tells costs ~1,000 instructions a
+# value, more than the json scanner spends.)
+_SCAN: Final[Callable[[str, int], tuple[Any, int]]] = json.JSONDecoder(
+    object_pairs_hook=_no_repeated_keys, parse_constant=_no_constant, parse_float=_double
+).scan_once  # type: ignore[attr-defined]
 
 
-def _cut_off_json(text: str, prefix: bool, cut_off: bool | None = None) -> LenientOutcome | None:
+def _cut_off_json(text: str, prefix: bool) -> LenientOutcome | None:
     """The reading of a JSON object or array cut off by the end of ``text``, or
     ``None`` where the text is something else (or the general reader might read it
-    otherwise than JSON does): then the general reader reads it. ``cut_off``: whether
-    orjson, reading ``text``, ran out of text (``None``: not known yet)."""
-    if cut_off is None:
-        loaded, cut_off = try_loads(text)
-        if loaded is not UNREAD:
-            return None  # whole JSON
-    if not cut_off:
-        return None  # not JSON before its end
+    otherwise than JSON does): then the general reader reads it."""
     try:
         return _read_cut_off(text, prefix)
-    except Exception:  # e.g. `[1.5e`, where the general reader reports the error
+    except Exception:  # e.g. `[1]]` (a closer too many), which the general reader reads
         return None
 
 
@@ -1230,15 +1249,51 @@ def _split_strings(text: str) -> list[str]:
     return text.split('"')  # C speed: a regex costs ~100 instructions per character
 
 
+def _json_string(body: str) -> str | None:
+    """A JSON string's ``body`` (unmasked) decoded, at C speed; None where it is not
+    one (a raw control character, an escape JSON does not have) or holds a surrogate,
+    raw or escaped (left to the general reader)."""
+    if _has_surrogate(body):
+        return None
+    try:
+        out: str = _scanstring(body + '"', 0, True)[0]
+    except ValueError:
+        return None
+    return out
+
+
+def _json_string_start(body: str) -> bool:
+    """Is ``body`` the start of a JSON string's body, its last escape perhaps cut off by
+    the end, with no surrogate? (The regex costs ~10 times what the C string scanner
+    does per character: asked only where an escape may be cut off.)"""
+    m = _STRING_SO_FAR.match(body)
+    return m is not None and m.end() == len(body) and not _has_surrogate(body)
+
+
+def _has_surrogate(body: str) -> bool:
+    return has_raw_surrogate(body) or ("\\u" in body and _SURROGATE_ESCAPE.search(body) is not None)
+
+
+def _comma_ok(gap: str) -> bool:
+    """A run between strings, ``gap``, ending in an opener or a comma: if a comma, does
+    it follow a value (a string, where nothing but white space is before it)?"""
+    return gap[-1] != "," or gap[:-1].rstrip(_JSON_WS)[-1:] not in ("{", "[", ",")
+
+
 def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     parts = _split_strings(text)
-    if parts[0].lstrip(_JSON_WS)[:1] not in ("{", "["):
+    lead = parts[0].lstrip(_JSON_WS)
+    if lead[:1] not in ("{", "["):
         return None  # a scalar at the top, or nothing
     n = len(text)
     gaps = parts[0::2]
     bodies = parts[1::2]
     open_string = len(parts) % 2 == 0
     outside = "".join(gaps)  # the text outside strings
+    if "'" in outside or "/" in outside or "#" in outside:
+        # not JSON (a Python literal, a comment): told at once (C speed), where the
+        # reading below would find it out at the end
+        return None
     # (max() costs ~200 instructions a part: asked only where the answer may be yes)
     if (
         n - len(outside) > _LONG_KEY
@@ -1266,51 +1321,72 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
         return None
     in_object = stack[-1] == "}"
     closers = "".join(reversed(stack))
-    cut = n  # where the text the reader keeps ends
-    tail_at = -1  # where a value cut off by the end starts
+    # What is left out of the completed text, which the json scanner reads (and so
+    # checks), is checked here to go on as JSON: text[cut:], and text[tail_at:], a
+    # value cut off by the end.
+    cut = n
+    tail_at = -1
     tail: Any = _MISSING
     named: dict[str, None] = {}  # the repairs
     if open_string:
         start = n - len(parts[-1]) - 1
         body = text[start + 1 :]  # unmasked
-        if in_object and parts[-2].rstrip(_JSON_WS)[-1:] in ("{", ","):
-            if len(body) > _LONG_KEY:
+        if "\\" in body[-6:]:  # perhaps an escape cut off by the end
+            decoded = None
+            if not _json_string_start(body):
                 return None
-            cut = start  # a key cut off: dropped
+        else:
+            decoded = _json_string(body)
+            if decoded is None:
+                return None
+        gap = parts[-2].rstrip(_JSON_WS)
+        if in_object and gap[-1:] in ("{", ","):
+            if len(body) > _LONG_KEY or not _comma_ok(gap):
+                return None
+            # a key cut off: dropped, with its comma
+            cut = start - len(parts[-2]) + len(gap) - (gap[-1] == ",")
             named["unterminated_string"] = None
         else:
             tail_at = start
-            if "\\" not in body[-6:] and (prefix or text.rstrip()[-1:] not in (",", "]", "}")):
+            if decoded is not None and (prefix or text.rstrip()[-1:] not in (",", "]", "}")):
                 # One run to the end, no escape cut off, not cut back at a delimiter:
                 # what string() and unterminated() read, decoded at once.
-                tail = _decode_run(body, single=False)
+                tail = decoded
                 named["unterminated_string"] = None
     else:
         trailing = parts[-1]
         body = trailing.rstrip(_JSON_WS)
         end = body[-1:]
         if not body or end == ":":
-            # the text ends after a string (a value, or a key without a value)
+            # the text ends after a string: a value, or a key without a value (dropped,
+            # with its comma)
             key = parts[-2]
-            before = parts[-3].rstrip(_JSON_WS)[-1:]
-            if end == ":" or (in_object and before in ("{", ",")):
-                if len(key) > _LONG_KEY:
+            key_at = n - len(trailing) - len(key) - 2
+            gap = parts[-3].rstrip(_JSON_WS)
+            if in_object and gap[-1:] in ("{", ","):
+                if len(key) > _LONG_KEY or body.lstrip(_JSON_WS) not in ("", ":"):
                     return None
-                cut = n - len(trailing) - len(key) - 2  # a key without a value: dropped
+                if not _comma_ok(gap):
+                    return None
+                if _json_string(text[key_at + 1 : key_at + 1 + len(key)]) is None:
+                    return None
+                cut = key_at - len(parts[-3]) + len(gap) - (gap[-1] == ",")
+            elif end == ":":
+                return None
         elif end == ",":
+            if not _comma_ok(body):
+                return None
             cut = n - len(trailing) + len(body) - 1
         elif end not in ("{", "[", "}", "]") and body is trailing:
             tail_at = n - len(trailing) + len(trailing.rstrip(_SCALAR_CHARS))
-    if tail_at >= 0:
-        completed = text[:tail_at] + "null" + closers
-    else:
-        head = text[:cut].rstrip(_JSON_WS)
-        completed = (head[:-1] if head.endswith(",") else head) + closers
-    if ("e-" in outside or "E-" in outside or _ZEROS in outside) and MAY_UNDERFLOW.search(outside):
-        return None  # perhaps a number below a double, read as 0.0: the reader names it
+            if _SCALAR_SO_FAR.fullmatch(text, tail_at) is None:
+                return None
+    completed = text[:tail_at] + "null" + closers if tail_at >= 0 else text[:cut] + closers
     try:
-        value = _STRICT.decode(completed)
-    except (ValueError, RecursionError):  # not JSON after all, or a repeated key
+        value, stop = _SCAN(completed, len(parts[0]) - len(lead))  # where the value starts
+    except (StopIteration, ValueError, RecursionError):
+        return None  # not JSON, a repeated key, or a number beyond a double
+    if stop != len(completed):
         return None
     if tail_at >= 0:
         if not named:
