@@ -69,6 +69,7 @@ _HASH_ESCAPE: Final = re.compile(
 _COMMENT: Final = re.compile(rb"#[^\r\n]*")
 # JSON-only escape that Python would keep with its backslash ("\/" means "/").
 _JSON_ONLY_ESCAPE: Final = "\\/"
+_CLOSER: Final = {"{": "}", "[": "]", "(": ")"}
 
 
 class NoJsonForm(ValueError):
@@ -76,15 +77,13 @@ class NoJsonForm(ValueError):
 
 
 def looks_pythonish(text: str) -> bool:
-    stripped = text.lstrip()
-    if not stripped or len(text) > MAX_PYTHON_LITERAL_CHARS:
+    if len(text) > MAX_PYTHON_LITERAL_CHARS:
         return False
-    if _JSON_ONLY_ESCAPE in text:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[(\"'" or _JSON_ONLY_ESCAPE in text:
         return False
-    if stripped[0] not in "{[(\"'":
-        return False
-    closer = {"{": "}", "[": "]", "(": ")"}.get(stripped[0])
-    if closer is not None and not stripped.rstrip().endswith(closer):
+    closer = _CLOSER.get(stripped[0])
+    if closer is not None and stripped[-1] != closer:
         return False  # cut off: parsing would read it all only to fail
     return stripped[0] == "(" or _PYTHONISH.search(text) is not None
 
