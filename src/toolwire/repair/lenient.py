@@ -1253,28 +1253,30 @@ def _split_strings(text: str) -> list[str]:
     return text.split('"')  # C speed: a regex costs ~100 instructions per character
 
 
-def _json_string(body: str) -> str | None:
-    """A JSON string's ``body`` (unmasked) decoded, at C speed; None where it is not
-    one (a raw control character, an escape JSON does not have) or holds a surrogate,
-    raw or escaped (left to the general reader)."""
+def _json_string(body: str) -> bool:
+    """Is ``body`` (unmasked) a JSON string's body, with no surrogate? (The C string
+    scanner tells.)"""
     if _has_surrogate(body):
-        return None
+        return False
     try:
-        out: str = _scanstring(body + '"', 0, True)[0]
+        # refuses a raw control character, an escape JSON does not have
+        _scanstring(body + '"', 0, True)
     except ValueError:
-        return None
-    return out
+        return False
+    return True
 
 
 def _json_string_start(body: str) -> bool:
     """Is ``body`` the start of a JSON string's body, its last escape perhaps cut off by
-    the end, with no surrogate? (The regex costs ~10 times what the C string scanner
-    does per character: asked only where an escape may be cut off.)"""
+    the end? (The regex costs ~10 times what the C string scanner does per character:
+    asked only of a key, at most _LONG_KEY long, and of a string the general reader
+    reads to its end: an escape cut off, a string perhaps cut back at a delimiter.)"""
     m = _STRING_SO_FAR.match(body)
-    return m is not None and m.end() == len(body) and not _has_surrogate(body)
+    return m is not None and m.end() == len(body)
 
 
 def _has_surrogate(body: str) -> bool:
+    """A surrogate, raw or escaped: such strings are left to the general reader."""
     return has_raw_surrogate(body) or ("\\u" in body and _SURROGATE_ESCAPE.search(body) is not None)
 
 
@@ -1334,28 +1336,25 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     if open_string:
         start = n - len(parts[-1]) - 1
         body = text[start + 1 :]  # unmasked
-        if "\\" in body[-6:]:  # perhaps an escape cut off by the end
-            decoded = None
-            if not _json_string_start(body):
-                return None
-        else:
-            decoded = _json_string(body)
-            if decoded is None:
-                return None
+        if _has_surrogate(body):
+            return None
         gap = parts[-2].rstrip(_JSON_WS)
         if in_object and gap[-1:] in ("{", ","):
-            if len(body) > _LONG_KEY or not _comma_ok(gap):
-                return None
             # a key cut off: dropped, with its comma
+            if len(body) > _LONG_KEY or not _comma_ok(gap) or not _json_string_start(body):
+                return None
             cut = start - len(parts[-2]) + len(gap) - (gap[-1] == ",")
             named["unterminated_string"] = None
-        else:
+        elif "\\" not in body[-6:] and (prefix or text.rstrip()[-1:] not in (",", "]", "}")):
+            # One run to the end, no escape cut off, not cut back at a delimiter: what
+            # string() and unterminated() read, the string closed where the text ends
+            # (read, and checked to be JSON, by the json scanner with the rest)
+            closers = '"' + closers
+            named["unterminated_string"] = None
+        elif _json_string_start(body):
             tail_at = start
-            if decoded is not None and (prefix or text.rstrip()[-1:] not in (",", "]", "}")):
-                # One run to the end, no escape cut off, not cut back at a delimiter:
-                # what string() and unterminated() read, decoded at once.
-                tail = decoded
-                named["unterminated_string"] = None
+        else:
+            return None
     else:
         trailing = parts[-1]
         body = trailing.rstrip(_JSON_WS)
@@ -1371,7 +1370,7 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
                     return None
                 if not _comma_ok(gap):
                     return None
-                if _json_string(text[key_at + 1 : key_at + 1 + len(key)]) is None:
+                if not _json_string(text[key_at + 1 : key_at + 1 + len(key)]):
                     return None
                 cut = key_at - len(parts[-3]) + len(gap) - (gap[-1] == ",")
             elif end == ":":
