@@ -1,9 +1,11 @@
 """The lenient reader's fast paths give exactly what its general path gives.
 
-- JSON cut off by the end of the text (``lenient._cut_off_json``) against the general
+- JSON cut off by the end of the text (``lenient.read_cut_off_json``) against the general
   reader (``lenient._parse``), on strict JSON cut at every offset, in both modes, and
   on JSON prefixes that go on with something JSON does not allow (the fast path tells
-  those apart itself);
+  those apart itself), and the repair ladder, which reads an object or array that
+  does not end with its closer by that path before its other steps, against the
+  ladder going through them all;
 - escapes in a run decoded by the C string scanner (``lenient._decode_run``) against
   the per-escape decoding it replaced.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from unittest import mock
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -44,7 +47,7 @@ def _same(text: str) -> bool:
     """Both modes agree with the general reader; True when the fast path read it."""
     for prefix in (False, True):
         assert parse_lenient(text, prefix=prefix) == _parse(text, prefix), (text, prefix)
-    return lenient._cut_off_json(text, False) is not None
+    return lenient.read_cut_off_json(text, False) is not None
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -135,6 +138,42 @@ def test_json_prefix_gone_wrong_reads_as_the_general_reader(
         _same(head[: len(head) - 1])
 
 
+# Strings holding what the ladder's steps before the lenient reader look for: fences,
+# escaped quotes, Python's words and quotes, prose.
+_LADDER_STRINGS = st.lists(
+    st.sampled_from(["a", " ", "`", "```", "```json\n", "~~~", "'", "True", '"', "\\", ",", "{"]),
+    max_size=6,
+).map("".join)
+_LADDER_VALUES = st.recursive(
+    st.none() | st.integers() | _LADDER_STRINGS,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(_LADDER_STRINGS, children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.lists(_LADDER_VALUES, max_size=3),
+        st.dictionaries(_LADDER_STRINGS, _LADDER_VALUES, max_size=3),
+    ),
+    st.integers(min_value=0),
+    st.sampled_from(["", " ", "```", "'", "\n"]),
+)
+def test_ladder_reads_cut_off_json_as_its_every_step_would(
+    value: object, at: int, after: str
+) -> None:
+    # the ladder reads an object or array without its closer by the lenient reader's
+    # fast path before its other steps: the same as going through them all
+    text = _text(value, None, False)
+    text = text[: at % (len(text) + 1)] + after
+    fast = ladder.repair_json(text)
+    with mock.patch.object(ladder, "read_cut_off_json", lambda text, prefix=False: None):
+        assert fast == ladder.repair_json(text), text
+
+
 def test_the_fast_path_reads_cut_off_calls() -> None:
     # the differential tests compare something: cut-off JSON takes the fast path
     text = json.dumps({"path": "a.py", "lines": ["x = {1: 2}", 'print("hi")'], "n": [1, 2.5]})
@@ -188,7 +227,7 @@ def test_cut_off_json_time_is_linear() -> None:
         times = []
         for _ in range(7):  # CPU time, best of 7: other processes share the machine
             start = time.process_time()
-            assert lenient._cut_off_json(text, False) is not None
+            assert lenient.read_cut_off_json(text, False) is not None
             times.append(time.process_time() - start)
         return min(times)
 

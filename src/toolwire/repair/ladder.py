@@ -16,7 +16,7 @@ from typing import Any, Final
 from toolwire.surrogates import LONE_SURROGATE, replace_surrogates_in
 
 from .extract import Extracted, extract_candidates
-from .lenient import has_raw_surrogate, parse_lenient
+from .lenient import has_raw_surrogate, parse_lenient, read_cut_off_json
 from .pyliteral import looks_pythonish, parse_python_literal
 from .result import RepairResult
 from .strict import UNREAD, strict_json, try_loads
@@ -63,6 +63,17 @@ def _repair(text: str) -> RepairResult:
     ok, value, repairs, cut_off = _strict(text)
     if ok:
         return _finish(value, repairs, False)
+    if cut_off is None and not text.rstrip().endswith("```"):
+        # An object or array that does not end with its closer: most often a call cut
+        # off. Where it is JSON so far, the steps before the lenient reader find nothing
+        # in it (a fence, escaped JSON, text before the value and a Python literal each
+        # need what JSON has only inside strings; but a stray closing fence at the end,
+        # left to them), so its reading of cut-off JSON answers at once (~11,000
+        # instructions less on a short call; bench_lenient).
+        quick = read_cut_off_json(text)
+        if quick is not None:
+            return _finish(quick.value, quick.repairs, quick.truncated, text)
+        cut_off = False  # not cut-off JSON: the lenient reader need not ask again
     if not text.strip():
         return RepairResult(None, False, (), False, "empty input: no JSON value found")
 

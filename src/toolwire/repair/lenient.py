@@ -10,7 +10,7 @@ characters, so the total work stays below ``3 * len(text)``.
 
 Strict JSON cut off by the end of the text -- the common case, a call cut off by
 max_tokens -- is first tried by a faster reading that gives exactly the general
-reader's result or steps aside (``_cut_off_json``, at the end of this module): it uses
+reader's result or steps aside (``read_cut_off_json``, at the end of this module): it uses
 C functions (``str.split``, ``str.translate``, regexes, the json scanner) in a fixed
 number of passes, so it is linear too.
 
@@ -28,7 +28,13 @@ from typing import Any, Final, NamedTuple
 
 from .numbers import float_underflows
 
-__all__ = ["MAX_DEPTH", "LenientOutcome", "parse_lenient", "unescape_json_text"]
+__all__ = [
+    "MAX_DEPTH",
+    "LenientOutcome",
+    "parse_lenient",
+    "read_cut_off_json",
+    "unescape_json_text",
+]
 
 #: Containers nested deeper than this are refused (recursion is bounded by it).
 MAX_DEPTH: Final = 200
@@ -168,12 +174,12 @@ def parse_lenient(
 
     In prefix mode a string that runs to the end is kept whole (it is a prefix of the
     final string) instead of being cut back at a delimiter. ``cut_off``: False where
-    strict JSON reading ``text`` (orjson) stopped before its end, where the caller
-    knows it already (the text is not cut-off JSON: the fast reading of that is not
-    tried); otherwise that reading tells by itself.
+    the caller knows that ``text`` is not JSON cut off by its end (strict JSON reading
+    stopped before the end, or :func:`read_cut_off_json` found nothing): the fast
+    reading of that is not tried; otherwise it tells by itself.
     """
     if cut_off is not False:
-        quick = _cut_off_json(text, prefix)
+        quick = read_cut_off_json(text, prefix)
         if quick is not None:
             return quick
     return _parse(text, prefix)
@@ -1232,7 +1238,7 @@ _SCAN: Final[Callable[[str, int], tuple[Any, int]]] = json.JSONDecoder(
 ).scan_once  # type: ignore[attr-defined]
 
 
-def _cut_off_json(text: str, prefix: bool) -> LenientOutcome | None:
+def read_cut_off_json(text: str, prefix: bool = False) -> LenientOutcome | None:
     """The reading of a JSON object or array cut off by the end of ``text``, or
     ``None`` where the text is something else (or the general reader might read it
     otherwise than JSON does): then the general reader reads it."""
