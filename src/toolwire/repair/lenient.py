@@ -1173,7 +1173,8 @@ def _decode_plain(raw: str) -> str:
 # reads the text so completed (so it is JSON up to what was left out at the end), what
 # was left out is checked to go on as JSON (a key, a comma, the start of a string,
 # number or literal), and the value cut off at the end is read by the general reader's
-# own code (an open string with no escape at its end: decoded as string() would).
+# own code (an open string with no escape at its end, as string() reads it: closed
+# where the text ends and read with the rest).
 # The reading needs no strict read of the whole text first to tell that it is cut-off
 # JSON: orjson failing on it costs ~18,000 instructions (raising its error), a third
 # of this reading of a short call. The general reader read such text at ~2,000-5,000
@@ -1337,7 +1338,6 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     # value cut off by the end.
     cut = n
     tail_at = -1
-    tail: Any = _MISSING
     named: dict[str, None] = {}  # the repairs
     if open_string:
         start = n - len(parts[-1]) - 1
@@ -1397,15 +1397,14 @@ def _read_cut_off(text: str, prefix: bool) -> LenientOutcome | None:
     if stop != len(completed):
         return None
     if tail_at >= 0:
-        if not named:
-            reader = _Parser(text, prefix)
-            reader.i = tail_at
-            reader.stack = stack
-            reader.depth = len(stack)
-            tail = reader.value(_OBJ if in_object else _ARR)
-            if reader.i < n:
-                return None  # a string cut back at a delimiter: the text goes on from there
-            named = reader.repairs
+        reader = _Parser(text, prefix)
+        reader.i = tail_at
+        reader.stack = stack
+        reader.depth = len(stack)
+        tail = reader.value(_OBJ if in_object else _ARR)
+        if reader.i < n:
+            return None  # a string cut back at a delimiter: the text goes on from there
+        named = reader.repairs
         inner = value  # the innermost open container: the last value at each level
         for _ in range(len(stack) - 1):
             inner = inner[-1] if type(inner) is list else next(reversed(inner.values()))
