@@ -72,7 +72,8 @@ def _repair(text: str) -> RepairResult:
         # instructions less on a short call; bench_lenient).
         quick = read_cut_off_json(text)
         if quick is not None:
-            return _finish(quick.value, quick.repairs, quick.truncated, text)
+            value, repairs = quick
+            return _finish(value, repairs, True, text)
         cut_off = False  # not cut-off JSON: the lenient reader need not ask again
     if not text.strip():
         return RepairResult(None, False, (), False, "empty input: no JSON value found")
