@@ -10,9 +10,9 @@ characters, so the total work stays below ``3 * len(text)``.
 
 Strict JSON cut off by the end of the text -- the common case, a call cut off by
 max_tokens -- is first tried by a faster reading that gives exactly the general
-reader's result or steps aside (``read_cut_off_json``, at the end of this module): it uses
-C functions (``str.split``, ``str.translate``, regexes, the json scanner) in a fixed
-number of passes, so it is linear too.
+reader's result or steps aside (``read_cut_off_json``, at the end of this module): it
+uses C functions (``str.split``, ``bytes.translate``, the json scanner, regexes without
+backtracking) in a fixed number of passes, so it is linear too.
 
 The parser never raises: :func:`parse_lenient` returns a :class:`LenientOutcome`.
 """
