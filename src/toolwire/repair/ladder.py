@@ -92,11 +92,11 @@ def _repair(text: str) -> RepairResult:
 
 
 def _strict(text: str) -> tuple[bool, Any, tuple[str, ...], bool | None]:
-    """:func:`strict_json`, and whether orjson ran out of text (the lenient reader
-    tries its fast reading of cut-off JSON only then). Not asked where the text opens
-    an object or array and does not end with its closer (a call cut off): no JSON
-    text does, and orjson failing costs ~18,000 instructions (raising its error,
-    bench_lenient); then the lenient reader tells by itself (``None``)."""
+    """:func:`strict_json`, and whether orjson ran out of text (where it stopped
+    before, the lenient reader does not try its reading of cut-off JSON). Not asked
+    where the text opens an object or array and does not end with its closer (a call
+    cut off): no JSON text does, and orjson failing costs ~18,000 instructions
+    (raising its error, bench_lenient); then that reading tells by itself (``None``)."""
     first = text[:1]
     if first in _JSON_WS:
         first = text.lstrip(_JSON_WS)[:1]
