@@ -402,3 +402,93 @@ def test_padded_anthropic_blocks_are_read_by_one_envelope() -> None:
     assert decoder._learned == 1
     assert decoder._hits >= len(steps) - 3 - AnthropicDecoder.learn_after
     assert StreamResult.collect(events).calls[0].arguments == {"city": "Oslo" * 20}
+
+
+def reference_learn(block: bytes, value: str) -> tuple[bytes, bytes] | None:
+    """What ``learn`` must find, the plain way: the block's lines one by one, the
+    string's end by walking its characters, and the probe read every time. The ends
+    around the string, or None."""
+    *head, line = block.split(b"\n")
+    if not line.startswith(b"data:"):
+        return None
+    if any(h.startswith((b"data", b"id", b"retry")) for h in head):
+        return None  # another data line, or a line that sets state
+    token = b'"arguments"'
+    if block.count(token) != 1 or line.count(token) != 1:
+        return None
+    after = line.index(token) + len(token)
+    colon = line[after:].lstrip(b" \t")
+    if not colon.startswith(b":"):
+        return None
+    rest = colon[1:].lstrip(b" \t")
+    if not rest.startswith(b'"'):
+        return None
+    start = len(line) - len(rest)  # the opening quote, in the line
+    i = start + 1
+    while i < len(line) and line[i : i + 1] != b'"':
+        i += 2 if line[i : i + 1] == b"\\" else 1
+    if i >= len(line) - 1:
+        return None  # no closing quote, or nothing after it
+    try:
+        if json.loads(line[start : i + 1]) != value:
+            return None
+    except ValueError:
+        return None
+    data = line[5:].removeprefix(b" ")
+    cut = len(line) - len(data)
+    probed = data[: start - cut] + json.dumps("\x00probe").encode() + data[i + 1 - cut :]
+    try:
+        if read_arguments(json.loads(probed)) != "\x00probe":
+            return None
+    except Exception:
+        return None
+    offset = len(block) - len(line)
+    return block[: offset + start + 1], block[offset + i :]
+
+
+HEADS = st.lists(
+    st.sampled_from([b"event: x", b"id: 1", b"retry: 5", b": note", b"data: {}", b"datax", b"ide"]),
+    max_size=2,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet='ab{}"\\é\n', max_size=8),
+    st.dictionaries(EXTRA_KEYS, EXTRA_VALUES, max_size=3),
+    HEADS,
+    st.sampled_from([b"data: ", b"data:", b"data:  "]),
+    st.sampled_from([b"", b"  ", b"\n", b"\nid: 2", b" \t"]),
+    st.one_of(st.none(), st.integers(0, 400)),
+    st.sampled_from([False, False, True]),
+)
+def test_learning_finds_what_the_plain_reading_finds(
+    args: str,
+    top: dict[str, Any],
+    head: list[bytes],
+    field: bytes,
+    tail: bytes,
+    cut: int | None,
+    wrong: bool,
+) -> None:
+    """``learn`` (a few searches on the whole block) learns an envelope exactly where
+    the line-by-line reading of the block does, with the same ends."""
+    chunk: dict[str, Any] = {
+        **top,
+        "choices": [{"index": 0, "delta": {"tool_calls": [{"function": {"arguments": args}}]}}],
+    }
+    block = b"".join(h + b"\n" for h in head) + field + json.dumps(chunk).encode() + tail
+    if cut is not None:
+        block = block[:cut]
+    value = args + "x" if wrong else args
+    found = learn(block, value)
+    expected = reference_learn(block, value)
+    if expected is None:
+        assert found is None
+    else:
+        assert found is not None
+        prefix, suffix = expected
+        # the envelope keeps its suffix without the spaces around a final brace
+        unpadded = Envelope(prefix, suffix, Role.TEXT, 0).suffix
+        assert (found.prefix, found.suffix) == (prefix, unpadded)
+        assert found.read(block) == value

@@ -20,13 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from enum import IntEnum
-from functools import cache
 from typing import Any
 
 import orjson
-
-# a JSON string's body up to its closing quote: ordinary characters, each escape whole
-_STRING_BODY = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 
 
 class Role(IntEnum):
@@ -40,18 +36,6 @@ class Role(IntEnum):
 # the members as plain names, for the hot paths: reading a member off an enum class
 # costs about a thousand instructions on Python 3.11 (callgrind)
 ARGUMENTS, TEXT, REASONING = Role.ARGUMENTS, Role.TEXT, Role.REASONING
-
-
-def _unpadded(suffix: bytes) -> tuple[bytes, bytes]:
-    """A learned suffix without the spaces before and after its final ``}``, and what
-    comes before that brace (empty when the suffix ends otherwise: no padding is read).
-    The spaces before the message's last brace lie between tokens: the brace closes the
-    whole object, so every string and value ends before them."""
-    trimmed = suffix.rstrip(b" \t")
-    if not trimmed.endswith(b"}"):
-        return suffix, b""
-    core = trimmed[:-1].rstrip(b" \t")
-    return core + b"}", core
 
 
 def padded_token(block: bytes, start: int, core: bytes) -> bytes:
@@ -74,8 +58,19 @@ class Envelope:
 
     def __init__(self, prefix: bytes, suffix: bytes, role: Role, slot: int) -> None:
         self.prefix = prefix  # up to and including the string's opening quote
-        # from the string's closing quote on, without padding before a final brace
-        self.suffix, self.core = _unpadded(suffix)
+        # From the string's closing quote on, without the spaces before and after a
+        # final ``}``; ``core``: what comes before that brace (empty when the suffix
+        # ends otherwise: no padding is read). The spaces before the message's last
+        # brace lie between tokens: the brace closes the whole object, so every string
+        # and value ends before them.
+        core = suffix.rstrip(b" \t")
+        if core[-1:] == b"}":
+            core = core[:-1].rstrip(b" \t")
+            suffix = core + b"}"
+        else:
+            core = b""
+        self.suffix = suffix
+        self.core = core
         # the string token's slice: from the opening quote through the closing one
         self.start = len(prefix) - 1
         self.stop = 1 - len(self.suffix)
@@ -106,12 +101,13 @@ class Envelope:
         return value
 
 
-@cache
-def _key(key: str) -> tuple[bytes, re.Pattern[bytes]]:
-    """The key as a JSON string token, and the pattern of that key before a string."""
-    token = b'"' + key.encode() + b'"'
-    return token, re.compile(re.escape(token) + rb'[ \t]*:[ \t]*"')
+# each key as a JSON string token (keys come from the decoders' code: a dict, not
+# ``functools.cache``, which costs a learn a thousand instructions more, callgrind)
+_KEY_TOKENS: dict[str, bytes] = {}
 
+# what follows a key before its string value, then that string token, through both
+# quotes (group 1); the body: ordinary characters, each escape whole
+_STRING_AFTER_KEY = re.compile(rb'[ \t]*:[ \t]*("[^"\\]*(?:\\.[^"\\]*)*")', re.DOTALL)
 
 # an SSE line that sets state (a field named ``id...`` or ``retry...`` at a line's start)
 _STATE_LINE = re.compile(rb"^(?:id|retry)", re.M)
@@ -137,50 +133,55 @@ def learn_envelope(
     been written with escapes, or twice, and then the bytes found are another member.
     Data without a backslash outside that string holds no such key, and needs no probe
     (``read`` takes the value out as the member ``key`` of an object: each decoder's
-    reader ends in ``[key]``)."""
-    token, pattern = _key(key)
-    # the key's token once in the block (one ``count`` costs a fifth of a second search)
-    match = pattern.search(block) if block.count(token) == 1 else None
-    if match is None:
+    reader ends in ``[key]``).
+
+    Each step costs a learn about a thousand instructions (a Python-level call), so
+    the key is found by two ``find``s and its string by one match: 26,000 instructions
+    on an OpenAI chunk, 31,000 with a ``count``, a regex search and a second match
+    (callgrind, ``bench/bench_short_streams.py --breakdown``)."""
+    token = _KEY_TOKENS.get(key)
+    if token is None:
+        token = _KEY_TOKENS[key] = b'"' + key.encode() + b'"'
+    at = block.find(token)
+    if at < 0 or block.find(token, at + len(token)) >= 0:
         return None  # a key that occurs twice could be read from the wrong place
-    last_line = block.rfind(b"\n") + 1
-    if (
-        match.start() < last_line
-        or block[last_line : last_line + 5] != b"data:"
-        or (block.startswith(b"data") and last_line > 0)
+    found = _STRING_AFTER_KEY.match(block, at + len(token))
+    if found is None:
+        return None
+    start, end = found.span(1)  # the string token, through both quotes
+    if end >= len(block) or block.find(b"\n", end) >= 0:
+        return None  # nothing after the string (not a JSON object), or more lines
+    # the string must sit in the only data line, the block's last
+    last_line = block.rfind(b"\n", 0, at) + 1
+    if block[last_line : last_line + 5] != b"data:":
+        return None
+    if last_line and (
+        block.startswith(b"data")
         or block.find(b"\ndata", 0, last_line - 1) >= 0
+        or _STATE_LINE.search(block, 0, last_line) is not None
     ):
-        return None  # the string must sit in the only data line
-    if last_line and _STATE_LINE.search(block, 0, last_line) is not None:
-        return None  # reading the block sets state (last event id, retry) to keep current
-    start = match.end() - 1
-    body = _STRING_BODY.match(block, start + 1)
-    end = body.end() if body is not None else -1
-    if block[end : end + 1] != b'"' or len(block) - end < 2:
-        return None  # no closing quote, or nothing after it: not a JSON object
+        return None  # another data line, or reading the block sets state (last event
+        # id, retry) to keep current
     try:
-        read_back = orjson.loads(block[start : end + 1])
+        if orjson.loads(found[1]) != value:
+            return None
     except orjson.JSONDecodeError:
         return None
-    if read_back != value:
-        return None
-    if not _needs_probe(block, last_line, start, end):
-        return Envelope(block[: start + 1], block[end:], role, slot)
-    probe = block[last_line:start] + _PROBE_TOKEN + block[end + 1 :]
-    data = probe[6:] if probe[5:6] == b" " else probe[5:]
-    try:
-        if read(orjson.loads(data)) != _PROBE:
+    if _needs_probe(block, last_line, start, end):
+        data = block[last_line:start] + _PROBE_TOKEN + block[end:]
+        data = data[6:] if data[5:6] == b" " else data[5:]
+        try:
+            if read(orjson.loads(data)) != _PROBE:
+                return None
+        except Exception:  # the probe made the data unreadable there: not this member
             return None
-    except Exception:  # the probe made the data unreadable there: not this member
-        return None
-    return Envelope(block[: start + 1], block[end:], role, slot)
+    return Envelope(block[: start + 1], block[end - 1 :], role, slot)
 
 
 def _needs_probe(block: bytes, line: int, start: int, end: int) -> bool:
-    """Whether the data line from ``line`` may name the key at ``start`` another way.
-    Without a backslash outside the string token ``start..end``, every quote there
-    delimits a string, so the key's token, found once, is the only member of that name
-    in the data: the one ``read`` took the value from. The probe proves the same by
-    reading the data again; skipping it cuts learning on an OpenAI chunk from about
-    47,000 instructions to 31,000 (callgrind)."""
-    return block.find(b"\\", line, start) >= 0 or block.find(b"\\", end + 1) >= 0
+    """Whether the data line from ``line`` may name the key another way. Without a
+    backslash outside the string token ``start..end``, every quote there delimits a
+    string, so the key's token, found once, is the only member of that name in the
+    data: the one ``read`` took the value from. The probe proves the same by reading
+    the data again, which costs a learn about half as much again (callgrind)."""
+    return block.find(b"\\", line, start) >= 0 or block.find(b"\\", end) >= 0
