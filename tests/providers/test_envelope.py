@@ -16,6 +16,7 @@ from toolwire.parser import StreamParser
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder
 from toolwire.providers.envelope import Envelope, Role, learn_envelope
+from toolwire.providers.openai_chat import OpenAIChatDecoder
 
 WEATHER = {
     "name": "get_weather",
@@ -492,3 +493,108 @@ def test_learning_finds_what_the_plain_reading_finds(
         unpadded = Envelope(prefix, suffix, Role.TEXT, 0).suffix
         assert (found.prefix, found.suffix) == (prefix, unpadded)
         assert found.read(block) == value
+
+
+@contextmanager
+def general_path_only() -> Iterator[None]:
+    """OpenAI chunks read by ``on_chunk``'s general path only: no lone-delta path (and
+    so no envelopes)."""
+    real = OpenAIChatDecoder.on_chunk
+
+    def general(
+        self: OpenAIChatDecoder, chunk: dict[str, Any], raw: Any, lone: bool = False
+    ) -> bool:
+        return real(self, chunk, raw)
+
+    with mock.patch.object(OpenAIChatDecoder, "on_chunk", general):
+        yield
+
+
+# chunks around every test the lone-delta path makes: one field or two, a finish
+# reason, usage, an error member (null or not), a second choice, another index, a
+# message instead of a delta, values of other types
+DELTA_FIELDS = st.sampled_from(
+    [
+        {"content": "Os"},
+        {"content": ""},
+        {"content": None},
+        {"content": 5},
+        {"content": [{"type": "text", "text": "lo"}]},
+        {"reasoning_content": "hm"},
+        {"reasoning": "hm"},
+        {"refusal": "no"},
+        {"role": "assistant"},
+        {"tool_calls": [{"index": 0, "function": {"arguments": '{"city": "'}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": "Oslo"}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": '"}'}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": {"city": "B"}}}]},
+        {"tool_calls": [{"index": 1, "id": "c1", "function": {"name": "get_weather"}}]},
+        {"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": "x"}, "type": "function"}]},
+        {"tool_calls": [{"index": "0", "function": {"arguments": "x"}}]},
+        {"tool_calls": "x"},
+        {"function_call": {"name": "get_weather", "arguments": "{}"}},
+    ]
+)
+CHOICES = st.builds(
+    lambda fields, reason, index, key: {
+        "index": index,
+        key: {k: v for f in fields for k, v in f.items()},
+        "finish_reason": reason,
+    },
+    st.lists(DELTA_FIELDS, min_size=0, max_size=2),
+    st.sampled_from([None, None, None, "stop", "tool_calls", ""]),
+    st.sampled_from([0, 0, 0, None, 1]),
+    st.sampled_from(["delta", "delta", "delta", "message"]),
+)
+CHUNKS = st.builds(
+    lambda choices, extra: {"id": "c", "choices": choices, **extra},
+    st.one_of(st.lists(CHOICES, min_size=1, max_size=1), st.lists(CHOICES, max_size=2)),
+    st.sampled_from(
+        [
+            {},
+            {},
+            {},
+            {"usage": {"prompt_tokens": 3}},
+            {"usage": None},
+            {"error": None},
+            {"error": {"message": "overloaded"}},
+        ]
+    ),
+)
+HEADER = {
+    "choices": [
+        {
+            "index": 0,
+            "delta": {
+                "role": "assistant",
+                "tool_calls": [
+                    {"index": 0, "id": "c0", "function": {"name": "get_weather", "arguments": ""}}
+                ],
+            },
+        }
+    ]
+}
+
+
+def read_all(chunks: list[dict[str, Any]], sdk: bool) -> tuple[dict[str, Any], Any]:
+    parser = StreamParser("openai-chat", [WEATHER])
+    if sdk:
+        events = [e for c in chunks for e in parser.feed_object(c)] + parser.close()
+    else:
+        data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        events = parser.feed(data.encode()) + parser.close()
+    return StreamResult.collect(events).to_dict(), streamed_text(events)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(CHUNKS, max_size=12), st.booleans())
+def test_the_lone_delta_path_reads_what_the_general_path_reads(
+    chunks: list[dict[str, Any]], sdk: bool
+) -> None:
+    """A chunk the lone-delta path takes (``_lone``, then envelopes) reads as
+    ``on_chunk``'s general path reads it, and one it refuses goes there unchanged."""
+    chunks = [HEADER, *chunks]
+    with general_path_only():
+        expected = read_all(chunks, sdk)
+    assert read_all(chunks, sdk) == expected

@@ -72,26 +72,6 @@ def _delta_reader(key: str) -> Callable[[Any], Any]:
 _READ_DELTA = {key: _delta_reader(key) for key in ("content", "reasoning_content", "reasoning")}
 
 
-def _lone_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
-    """The delta of a chunk that carries one field of the first choice's delta and
-    nothing else that toolwire reads (no finish reason, usage or error): the bulk of
-    every stream."""
-    choices = chunk.get("choices")
-    if type(choices) is not list or len(choices) != 1:
-        return None
-    choice = choices[0]
-    if (
-        type(choice) is not dict
-        or choice.get("finish_reason") is not None
-        or choice.get("index") not in _FIRST_CHOICE
-        or chunk.get("usage") is not None
-        or "error" in chunk
-    ):
-        return None
-    delta = choice.get("delta")
-    return delta if type(delta) is dict and len(delta) == 1 else None
-
-
 class OpenAIChatDecoder(SSEWireDecoder):
     format_name = "openai-chat"
 
@@ -104,9 +84,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 pass  # for the repair ladder below
             else:
                 if type(chunk) is dict:
-                    delta = _lone_delta(chunk)
-                    if delta is None or not self._lone(delta):
-                        self.on_chunk(chunk, data)
+                    self.on_chunk(chunk, data, lone=True)
                     return
         if not data:
             return
@@ -124,17 +102,13 @@ class OpenAIChatDecoder(SSEWireDecoder):
     end_block = b"data: [DONE]"
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
-        delta = _lone_delta(value)
-        if delta is None or not self._lone(delta):
-            self.on_chunk(value, data)  # its text is decoded only for an error event
+        self.on_chunk(value, data, lone=True)  # its text is decoded only for an error event
 
     def on_value(self, value: dict[str, Any]) -> None:
         """A chunk from an SDK. The SDKs keep the terminal ``[DONE]`` to themselves,
         so a finish reason is the end a stream of objects shows."""
-        delta = _lone_delta(value)
-        if delta is not None and self._lone(delta):
+        if self.on_chunk(value, "", lone=True):
             return  # the bulk of a stream: one text or argument fragment
-        self.on_chunk(value, "")
         choices = value.get("choices")
         if isinstance(choices, list) and any(
             isinstance(c, dict) and c.get("finish_reason") for c in choices
@@ -190,32 +164,54 @@ class OpenAIChatDecoder(SSEWireDecoder):
             self.text(value)
         return True
 
-    def on_chunk(self, chunk: dict[str, Any], raw: Raw) -> None:
+    def on_chunk(self, chunk: dict[str, Any], raw: Raw, lone: bool = False) -> bool:
+        """Read a chunk. With ``lone``, a chunk that carries one field of the first
+        choice's delta and nothing else toolwire reads (no finish reason, usage or
+        error: the bulk of every stream) goes to ``_lone``; True if it took it. (The
+        test sits here, not in a function of its own before this one: the chunks it
+        refuses would be looked through twice, a tenth of a short stream, callgrind.)"""
         sink = self.sink
         error = chunk.get("error")
         if error is not None:
             detail = error.get("message") if isinstance(error, dict) else error
             sink.error(f"the upstream sent an error: {detail}", raw_text(raw))
-            return
+            return False
         choices = chunk.get("choices")
+        usage = chunk.get("usage")
         if isinstance(choices, list):
+            if lone:
+                lone = (
+                    type(choices) is list
+                    and len(choices) == 1
+                    and usage is None
+                    and "error" not in chunk
+                )
             for choice in choices:
                 if not isinstance(choice, dict):
                     continue
                 if choice.get("index") not in _FIRST_CHOICE:
                     continue  # toolwire follows the first choice (n=1)
                 delta = choice.get("delta")
+                reason = choice.get("finish_reason")
                 if delta is None:
                     delta = choice.get("message")
+                elif (
+                    lone
+                    and reason is None
+                    and type(delta) is dict
+                    and len(delta) == 1
+                    and type(choice) is dict
+                    and self._lone(delta)
+                ):
+                    return True
                 if isinstance(delta, dict) and delta:  # (the finish chunk's is empty)
                     self._check_types(delta, choice, raw)
                     self.on_delta(delta)
-                reason = choice.get("finish_reason")
                 if reason:
                     sink.set_finish_reason(str(reason))
-        usage = chunk.get("usage")
         if isinstance(usage, dict):
             sink.set_usage(openai_usage(usage))
+        return False
 
     def _check_types(self, delta: dict[str, Any], choice: dict[str, Any], raw: Raw) -> None:
         """Report the fields of a delta that ``on_delta`` cannot read for their type
