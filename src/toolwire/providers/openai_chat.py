@@ -168,24 +168,21 @@ class OpenAIChatDecoder(SSEWireDecoder):
         """Read a chunk. With ``lone``, a chunk that carries one field of the first
         choice's delta and nothing else toolwire reads (no finish reason, usage or
         error: the bulk of every stream) goes to ``_lone``; True if it took it. (The
-        test sits here, not in a function of its own before this one: the chunks it
-        refuses would be looked through twice, a tenth of a short stream, callgrind.)"""
+        test sits here, not in a function called before this one: a chunk it refuses
+        was looked through twice, 1,300-3,900 instructions a capture, callgrind.)"""
         sink = self.sink
-        error = chunk.get("error")
-        if error is not None:
-            detail = error.get("message") if isinstance(error, dict) else error
-            sink.error(f"the upstream sent an error: {detail}", raw_text(raw))
-            return False
+        if "error" in chunk:
+            error = chunk["error"]
+            if error is not None:
+                detail = error.get("message") if isinstance(error, dict) else error
+                sink.error(f"the upstream sent an error: {detail}", raw_text(raw))
+                return False
+            lone = False
         choices = chunk.get("choices")
         usage = chunk.get("usage")
         if isinstance(choices, list):
             if lone:
-                lone = (
-                    type(choices) is list
-                    and len(choices) == 1
-                    and usage is None
-                    and "error" not in chunk
-                )
+                lone = type(choices) is list and len(choices) == 1 and usage is None
             for choice in choices:
                 if not isinstance(choice, dict):
                     continue
