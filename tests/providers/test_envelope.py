@@ -53,6 +53,53 @@ def learned(block: bytes, value: str) -> Envelope:
     return envelope
 
 
+def reference_learn(block: bytes, value: str) -> tuple[bytes, bytes] | None:
+    """What ``learn`` must find, the plain way: the block's lines one by one, the
+    string's end by walking its characters, and the probe read every time. The ends
+    around the string, or None."""
+    *head, line = block.split(b"\n")
+    if not line.startswith(b"data:"):
+        return None
+    if any(h.startswith((b"data", b"id", b"retry")) for h in head):
+        return None  # another data line, or a line that sets state
+    token = b'"arguments"'
+    if block.count(token) != 1 or line.count(token) != 1:
+        return None
+    after = line.index(token) + len(token)
+    colon = line[after:].lstrip(b" \t")
+    if not colon.startswith(b":"):
+        return None
+    rest = colon[1:].lstrip(b" \t")
+    if not rest.startswith(b'"'):
+        return None
+    start = len(line) - len(rest)  # the opening quote, in the line
+    i = start + 1
+    while i < len(line) and line[i : i + 1] != b'"':
+        i += 2 if line[i : i + 1] == b"\\" else 1
+    if i >= len(line) - 1:
+        return None  # no closing quote, or nothing after it
+    try:
+        if json.loads(line[start : i + 1]) != value:
+            return None
+    except ValueError:
+        return None
+    data = line[5:].removeprefix(b" ")
+    cut = len(line) - len(data)
+    probed = data[: start - cut] + json.dumps("\x00probe").encode() + data[i + 1 - cut :]
+    try:
+        if read_arguments(json.loads(probed)) != "\x00probe":
+            return None
+    except Exception:
+        return None
+    offset = len(block) - len(line)
+    return block[: offset + start + 1], block[offset + i :]
+
+
+def unpadded(suffix: bytes) -> bytes:
+    """An envelope keeps its suffix without the spaces around a final brace."""
+    return Envelope(b'"', suffix, Role.TEXT, 0).suffix
+
+
 def test_an_envelope_reads_any_string_in_the_same_bytes() -> None:
     envelope = learned(openai_block('{"ci'), '{"ci')
     for value in ['ty": ', "", '\\"', "é世\n\t", "\\", '"}', "🌍", "a" * 5000]:
@@ -78,6 +125,7 @@ def test_nothing_is_learned_from_an_ambiguous_block() -> None:
     assert learn(b'event: "arguments": "a"\ndata: {"y": 1}', "a") is None
     assert learn(b'data: {"z": 1,\ndata: "arguments": "a"}', "a") is None
     assert learn(block, "b") is None
+    assert learn(b'data: {"arguments": "a"', "a") is None  # nothing after the string
     assert learn(b"id: 7\n" + block, "a") is None
     assert learn(b"event: x\n" + block, "a") is not None
     # the key the parser read is written with an escape; the bytes found are a decoy
@@ -102,6 +150,7 @@ EXTRA_VALUES = st.one_of(
     st.integers(0, 3),
     st.sampled_from([b"", b"event: x\n", b"id: 1\n", b"event: x\nretry: 5\n"]),
     st.sampled_from(["", "top", "nested"]),
+    st.booleans(),
 )
 def test_learning_without_the_probe_learns_what_the_probe_would(
     args: str,
@@ -111,19 +160,17 @@ def test_learning_without_the_probe_learns_what_the_probe_would(
     escape_at: int,
     head: bytes,
     decoy: str,
+    top_last: bool,
 ) -> None:
     """Data with no backslash outside the string found skips the probe: it must learn
-    exactly what the probe would, and never from a decoy member."""
+    exactly what the probe would, and never from a decoy member (before the member
+    read or after it)."""
     if decoy == "top":
         top = {**top, "arguments": args}  # the same value under the same key elsewhere
     elif decoy == "nested":
         top = {**top, "x": {"arguments": args}}
-    chunk: dict[str, Any] = {
-        **top,
-        "choices": [
-            {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {**function}}]}}
-        ],
-    }
+    choices = [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {**function}}]}}]
+    chunk: dict[str, Any] = {"choices": choices, **top} if top_last else {**top, "choices": choices}
     chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] = args
     data = json.dumps(chunk, ensure_ascii=ascii_only).encode()
     keys = [i for i in range(len(data)) if data.startswith(b'"arguments"', i)]
@@ -135,12 +182,11 @@ def test_learning_without_the_probe_learns_what_the_probe_would(
         value = read_arguments(json.loads(data))
     except (KeyError, TypeError):
         return  # the decoder would not have read this value there
-    with mock.patch("toolwire.providers.envelope._needs_probe", return_value=True):
-        probed = learn(block, value)
     found = learn(block, value)
+    probed = reference_learn(block, value)  # the probe read every time
     assert (found is None) == (probed is None)
     if found is not None and probed is not None:
-        assert (found.prefix, found.suffix) == (probed.prefix, probed.suffix)
+        assert (found.prefix, found.suffix) == (probed[0], unpadded(probed[1]))
         assert found.read(block) == value
 
 
@@ -405,48 +451,6 @@ def test_padded_anthropic_blocks_are_read_by_one_envelope() -> None:
     assert StreamResult.collect(events).calls[0].arguments == {"city": "Oslo" * 20}
 
 
-def reference_learn(block: bytes, value: str) -> tuple[bytes, bytes] | None:
-    """What ``learn`` must find, the plain way: the block's lines one by one, the
-    string's end by walking its characters, and the probe read every time. The ends
-    around the string, or None."""
-    *head, line = block.split(b"\n")
-    if not line.startswith(b"data:"):
-        return None
-    if any(h.startswith((b"data", b"id", b"retry")) for h in head):
-        return None  # another data line, or a line that sets state
-    token = b'"arguments"'
-    if block.count(token) != 1 or line.count(token) != 1:
-        return None
-    after = line.index(token) + len(token)
-    colon = line[after:].lstrip(b" \t")
-    if not colon.startswith(b":"):
-        return None
-    rest = colon[1:].lstrip(b" \t")
-    if not rest.startswith(b'"'):
-        return None
-    start = len(line) - len(rest)  # the opening quote, in the line
-    i = start + 1
-    while i < len(line) and line[i : i + 1] != b'"':
-        i += 2 if line[i : i + 1] == b"\\" else 1
-    if i >= len(line) - 1:
-        return None  # no closing quote, or nothing after it
-    try:
-        if json.loads(line[start : i + 1]) != value:
-            return None
-    except ValueError:
-        return None
-    data = line[5:].removeprefix(b" ")
-    cut = len(line) - len(data)
-    probed = data[: start - cut] + json.dumps("\x00probe").encode() + data[i + 1 - cut :]
-    try:
-        if read_arguments(json.loads(probed)) != "\x00probe":
-            return None
-    except Exception:
-        return None
-    offset = len(block) - len(line)
-    return block[: offset + start + 1], block[offset + i :]
-
-
 HEADS = st.lists(
     st.sampled_from([b"event: x", b"id: 1", b"retry: 5", b": note", b"data: {}", b"datax", b"ide"]),
     max_size=2,
@@ -481,6 +485,11 @@ def test_learning_finds_what_the_plain_reading_finds(
     block = b"".join(h + b"\n" for h in head) + field + json.dumps(chunk).encode() + tail
     if cut is not None:
         block = block[:cut]
+    data = [line[5:].removeprefix(b" ") for line in block.split(b"\n") if line[:5] == b"data:"]
+    try:  # the decoder learns only from a block whose data it read strictly
+        json.loads(b"\n".join(data))
+    except ValueError:
+        return
     value = args + "x" if wrong else args
     found = learn(block, value)
     expected = reference_learn(block, value)
@@ -489,9 +498,7 @@ def test_learning_finds_what_the_plain_reading_finds(
     else:
         assert found is not None
         prefix, suffix = expected
-        # the envelope keeps its suffix without the spaces around a final brace
-        unpadded = Envelope(prefix, suffix, Role.TEXT, 0).suffix
-        assert (found.prefix, found.suffix) == (prefix, unpadded)
+        assert (found.prefix, found.suffix) == (prefix, unpadded(suffix))
         assert found.read(block) == value
 
 
