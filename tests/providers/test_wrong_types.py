@@ -96,6 +96,26 @@ def test_fast_path_openai_arguments_of_another_type_are_an_error(value: object) 
         assert result.calls[0].status != "complete"
 
 
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [
+        (5, "tool_calls[1] is a number, not an object"),
+        ({"index": 0, "function": "f"}, "tool_calls[1].function is a string, not an object"),
+        ({"index": 0, "function": {"arguments": 5}}, "tool_calls[1].function.arguments is"),
+    ],
+)
+def test_a_tool_call_of_another_type_beside_a_readable_one_is_an_error(
+    call: object, wanted: str
+) -> None:
+    """A chunk of several fields (the general path) whose tool_calls hold a readable
+    call and then one of another type: the second is named, the first read."""
+    start = {"index": 1, "id": "call_1", "function": {"name": "get_weather", "arguments": "{}"}}
+    stream = chat_chunk({"role": "assistant", "tool_calls": [start, call]}) + "data: [DONE]\n\n"
+    result = parse_stream(stream, "openai-chat", [WEATHER])
+    assert any(wanted in m for m in messages_of(result)), messages_of(result)
+    assert result.calls[0].name == "get_weather"
+
+
 @pytest.mark.parametrize("value", WRONG)
 @pytest.mark.parametrize(
     ("kind", "key"), [("text_delta", "text"), ("input_json_delta", "partial_json")]
