@@ -536,6 +536,25 @@ DELTA_FIELDS = st.sampled_from(
         {"tool_calls": [{"index": 0, "function": {"arguments": '"}'}}]},
         {"tool_calls": [{"index": 0, "function": {"arguments": {"city": "B"}}}]},
         {"tool_calls": [{"index": 1, "id": "c1", "function": {"name": "get_weather"}}]},
+        {
+            "tool_calls": [
+                {
+                    "index": 2,
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": ""},
+                }
+            ]
+        },
+        {"tool_calls": [{"index": 2, "id": 7, "function": {"name": "get_weather"}}]},
+        {"tool_calls": [{"index": 2, "id": "c2", "function": {"name": ["x"]}}]},
+        {"tool_calls": [{"index": 2, "id": "c2", "function": {"name": "f", "arguments": 5}}]},
+        {"tool_calls": [{"index": 2, "function": {"name": "f", "arguments": {"city": "B"}}}]},
+        {"tool_calls": [{"index": True, "id": "c3", "function": {"name": "get_weather"}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": None}}]},
+        {"tool_calls": [{"index": 0, "id": "c0", "function": {}}]},
+        {"tool_calls": [{"index": 3, "id": "c3", "function": {"arguments": "{}"}}]},
+        {"tool_calls": [{"index": 0, "id": "c0", "function": None}]},
         {"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]},
         {"tool_calls": [{"index": 0, "function": {"arguments": "x"}, "type": "function"}]},
         {"tool_calls": [{"index": "0", "function": {"arguments": "x"}}]},
@@ -549,7 +568,7 @@ CHOICES = st.builds(
         key: {k: v for f in fields for k, v in f.items()},
         "finish_reason": reason,
     },
-    st.lists(DELTA_FIELDS, min_size=0, max_size=2),
+    st.one_of(st.lists(DELTA_FIELDS, min_size=1, max_size=1), st.lists(DELTA_FIELDS, max_size=2)),
     st.sampled_from([None, None, None, "stop", "tool_calls", ""]),
     st.sampled_from([0, 0, 0, None, 1]),
     st.sampled_from(["delta", "delta", "delta", "message"]),
@@ -594,8 +613,18 @@ def read_all(chunks: list[dict[str, Any]], sdk: bool) -> tuple[dict[str, Any], A
     return StreamResult.collect(events).to_dict(), streamed_text(events)
 
 
+def lone_call(call: dict[str, Any]) -> list[dict[str, Any]]:
+    """A chunk whose delta is one tool call and nothing else."""
+    return [{"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}]
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(CHUNKS, max_size=12), st.booleans())
+@example(lone_call({"index": 2, "id": "c2", "function": {"name": "f", "arguments": 5}}), False)
+@example(lone_call({"index": 2, "id": "c2", "function": {"name": "f", "arguments": {}}}), True)
+@example(lone_call({"index": 2, "id": 7, "function": {"name": "get_weather"}}), False)
+@example(lone_call({"index": 2, "id": "c2", "function": {"name": ["x"]}}), False)
+@example(lone_call({"index": 3, "id": "c3", "function": {"arguments": "{}"}}), False)
 def test_the_lone_delta_path_reads_what_the_general_path_reads(
     chunks: list[dict[str, Any]], sdk: bool
 ) -> None:
