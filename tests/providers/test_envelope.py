@@ -554,6 +554,16 @@ DELTA_FIELDS = st.sampled_from(
         {"tool_calls": [{"index": 0, "function": {"arguments": None}}]},
         {"tool_calls": [{"index": 0, "id": "c0", "function": {}}]},
         {"tool_calls": [{"index": 3, "id": "c3", "function": {"arguments": "{}"}}]},
+        {
+            "tool_calls": [
+                {
+                    "index": 4,
+                    "id": "c4",
+                    "function": {"name": "get_weather", "arguments": "{}"},
+                    "extra_content": {"google": {"thought_signature": "sig"}},
+                }
+            ]
+        },
         {"tool_calls": [{"index": 0, "id": "c0", "function": None}]},
         {"tool_calls": [{"index": 1, "function": {"arguments": "{}"}}]},
         {"tool_calls": [{"index": 0, "function": {"arguments": "x"}, "type": "function"}]},
@@ -610,7 +620,9 @@ def read_all(chunks: list[dict[str, Any]], sdk: bool) -> tuple[dict[str, Any], A
     else:
         data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
         events = parser.feed(data.encode()) + parser.close()
-    return StreamResult.collect(events).to_dict(), streamed_text(events)
+    # every event but the deltas, in order (envelopes may group deltas otherwise)
+    others = [e for e in events if not isinstance(e, ArgumentsDelta | TextDelta | ReasoningDelta)]
+    return StreamResult.collect(events).to_dict(), (streamed_text(events), others)
 
 
 def lone_call(call: dict[str, Any]) -> list[dict[str, Any]]:
@@ -625,6 +637,17 @@ def lone_call(call: dict[str, Any]) -> list[dict[str, Any]]:
 @example(lone_call({"index": 2, "id": 7, "function": {"name": "get_weather"}}), False)
 @example(lone_call({"index": 2, "id": "c2", "function": {"name": ["x"]}}), False)
 @example(lone_call({"index": 3, "id": "c3", "function": {"arguments": "{}"}}), False)
+@example(
+    lone_call(
+        {
+            "index": 4,
+            "id": "c4",
+            "function": {"name": "get_weather"},
+            "extra_content": {"google": {"thought_signature": "sig"}},
+        }
+    ),
+    False,
+)
 def test_the_lone_delta_path_reads_what_the_general_path_reads(
     chunks: list[dict[str, Any]], sdk: bool
 ) -> None:

@@ -155,6 +155,8 @@ class OpenAIChatDecoder(SSEWireDecoder):
             ):
                 return False
             sink.tool(index, call_id, name, args)
+            if "extra_content" in call:  # Gemini's, as ``on_delta`` reads it
+                self._thought_signature(call["extra_content"], call_id)
             return True
         if "content" in delta:
             key = "content"
@@ -316,7 +318,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                     name if isinstance(name, str) else None,
                     fn.get("arguments"),
                 )
-                if "extra_content" in tc:  # Gemini's; a call's first entry (never a lone delta)
+                if "extra_content" in tc:  # Gemini's, in a call's first entry (as in ``_lone``)
                     self._thought_signature(tc["extra_content"], call_id)
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
