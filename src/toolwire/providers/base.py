@@ -170,17 +170,16 @@ _ROLES = len(Role)  # (an enum's len is a Python call: counted once)
 _SPARE_LEARNINGS = 4
 
 
-def _unpack(
-    envelope: Envelope | None,
-) -> tuple[bytes, bytes, int, int, bytes, bool, Role | None, int]:
+_Unpacked = tuple[bytes, bytes, int, int, bytes, bool, Role | None, int]
+# no envelope's fields: never read, the loop asks for an envelope first (a failed
+# ``startswith`` on every block cost a short stream 5%)
+_NO_ENVELOPE: _Unpacked = (b"\0", b"\0", 0, 0, b"", False, None, -1)
+
+
+def _unpack(e: Envelope) -> _Unpacked:
     """An envelope's fields for the hot loop: its ends, the slice of its string token,
     what its suffix holds before a padded last brace, whether it holds arguments,
     its role, its slot."""
-    if envelope is None:
-        # never read: the loop asks for an envelope first (a failed ``startswith`` on
-        # every block cost a short stream 5%)
-        return b"\0", b"\0", 0, 0, b"", False, None, -1
-    e = envelope
     return (
         e.prefix,
         e.suffix,
@@ -235,7 +234,10 @@ class SSEWireDecoder(WireDecoder):
         room = -1  # the slot's text size: a delta this long or longer may be a snapshot
         envelope = self._envelope
         # the envelope's fields as locals: Envelope.read, inlined, is the hot path
-        prefix, suffix, start, stop, core, arguments, role, slot = _unpack(envelope)
+        # (no call where there is none: a short stream has none)
+        prefix, suffix, start, stop, core, arguments, role, slot = (
+            _NO_ENVELOPE if envelope is None else _unpack(envelope)
+        )
         for block in blocks:
             if envelope is not None and block.startswith(prefix):
                 # Ends that overlap leave less than two bytes between them, and that
@@ -290,10 +292,10 @@ class SSEWireDecoder(WireDecoder):
             if block == end_block:
                 self.finished = True  # what ``on_message`` makes of it, at a compare's cost
                 continue
-            value = event = None
+            value = None
             common = common_block(block) if common_block is not None else None
             if common is not None:
-                event, data = common[1], common[2]
+                data = common[2]  # (the event line's group is read only if needed)
                 try:
                     value = loads(data)
                 except orjson.JSONDecodeError:
@@ -303,25 +305,27 @@ class SSEWireDecoder(WireDecoder):
                 # ``event:`` line or not), parsed from its bytes: orjson takes only
                 # valid UTF-8, so such a block holds no bytes to mark, and the text of
                 # the message is decoded only if it is needed
-                self._block = block
-                self.repaired = False
+                self._block = block  # (``repaired`` is False: ``_read`` resets it)
                 try:
-                    handler = None
-                    if handlers is not None:
-                        kind = value.get("type")
-                        if type(kind) is str:
-                            handler = handlers.get(kind)
-                    if handler is not None:
-                        handler(self, value, data)  # ``on_json``'s usual way, one call less
+                    if handlers is None:
+                        self.on_json(value, common[1], data)
                     else:
-                        self.on_json(value, event, data)
+                        kind = value.get("type")
+                        if type(kind) is not str or not kind:
+                            self.on_json(value, common[1], data)
+                        else:
+                            handler = handlers.get(kind)
+                            if handler is not None:
+                                handler(self, value, data)  # ``on_json``'s way, a call less
                 except Exception as exc:  # as ``dispatch``
                     self.uninterpretable(exc, data.decode("utf-8", "replace"))
             else:
                 self._read(block)
             if self._envelope is not envelope:
                 envelope = self._envelope
-                prefix, suffix, start, stop, core, arguments, role, slot = _unpack(envelope)
+                prefix, suffix, start, stop, core, arguments, role, slot = (
+                    _NO_ENVELOPE if envelope is None else _unpack(envelope)
+                )
         self._hits = hits + len(run)
         if run:
             sink.extend_arguments(run_slot, run)
@@ -348,6 +352,7 @@ class SSEWireDecoder(WireDecoder):
         else:
             with self.marked_bytes(marker):
                 self.dispatch(message)
+        self.repaired = False  # (the common block, read without repair, takes it as is)
 
     def learn(
         self,
@@ -399,7 +404,8 @@ class SSEWireDecoder(WireDecoder):
     reads_json: ClassVar[bool] = False
     # and one that sets this, a message whose ``type`` member names a handler here
     # through that handler, as its ``on_json`` would (a call less per message: about
-    # a twentieth of a short Anthropic stream, callgrind)
+    # a twentieth of a short Anthropic stream, callgrind); its ``on_json`` must do
+    # nothing with a message whose ``type`` is another non-empty string (a ping)
     type_handlers: ClassVar[dict[str, Callable[[Any, dict[str, Any], Raw], None]] | None] = None
     # the block that ends the stream, if the wire has one (OpenAI's ``data: [DONE]``)
     end_block: ClassVar[bytes | None] = None
