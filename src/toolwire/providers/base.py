@@ -227,7 +227,7 @@ class SSEWireDecoder(WireDecoder):
         loads = orjson.loads
         end_block = self.end_block
         common_block = _common_block if self.reads_json else None
-        handlers = self.type_handlers
+        handlers = self.type_handlers or {}
         hits = self._hits
         run: list[str] = []  # argument text for ``run_slot``, not handed over yet
         run_slot = -1
@@ -307,16 +307,13 @@ class SSEWireDecoder(WireDecoder):
                 # the message is decoded only if it is needed
                 self._block = block  # (``repaired`` is False: ``_read`` resets it)
                 try:
-                    if handlers is None:
-                        self.on_json(value, common[1], data)
-                    else:
-                        kind = value.get("type")
-                        if type(kind) is not str or not kind:
-                            self.on_json(value, common[1], data)
-                        else:
-                            handler = handlers.get(kind)
-                            if handler is not None:
-                                handler(self, value, data)  # ``on_json``'s way, a call less
+                    kind = value.get("type") if handlers else None
+                    if type(kind) is str and kind:
+                        handler = handlers.get(kind)
+                        if handler is not None:
+                            handler(self, value, data)  # ``on_json``'s way, a call less
+                    else:  # (a dict holds a common block's value: ``common`` is its match)
+                        self.on_json(value, common[1] if common else None, data)
                 except Exception as exc:  # as ``dispatch``
                     self.uninterpretable(exc, data.decode("utf-8", "replace"))
             else:
