@@ -101,15 +101,18 @@ class SSEDecoder:
         return blocks
 
     def close_block(self) -> bytes:
-        """End of input: the unterminated rest (empty if none)."""
-        if not self._pending and not self._head:
-            return b""
-        rest = b""
+        """End of input: the unterminated rest (empty if none). Its line ends are LF
+        already: each piece was made so as it came (a head held back is part of a byte
+        order mark, which holds no CR)."""
+        pending = self._pending
+        if pending:
+            rest = b"".join(pending)
+            pending.clear()
+            return rest
         if self._head:
             rest, self._head = self._head, None
-        rest = b"".join([rest, *self._pending])
-        self._pending.clear()
-        return rest.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            return rest
+        return b""
 
     def message(self, block: bytes) -> SSEMessage | None:
         """Read one block's fields; None when it dispatches nothing (comments, blank)."""
