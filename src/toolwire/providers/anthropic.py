@@ -122,10 +122,11 @@ class AnthropicDecoder(SSEWireDecoder):
         else:
             return  # citations carry nothing toolwire reports
         value = delta.get(key)
+        learning = self.learning
         if type(value) is not str:
             value = self.string_field(delta, key, "delta", raw)  # "", reported if not null
-        elif self.learning[role]:
-            self.learning[role] -= 1
+        elif learning[role]:
+            learning[role] -= 1
         elif not self.repaired:
             # a message read without repair teaches its envelope (arguments: of a call
             # at an index)
@@ -141,12 +142,20 @@ class AnthropicDecoder(SSEWireDecoder):
             self.sink.reasoning(value)
 
     def _content_block_start(self, event: dict[str, Any], raw: Raw) -> None:
-        index = _index(event)
         block = event.get("content_block") or {}
         btype = block.get("type")
-        if btype in _TOOL_BLOCKS:
-            if isinstance(index, int):
+        if btype == "text":  # (most blocks: tried first)
+            text = block.get("text")
+            if type(text) is not str:
+                text = self.string_field(block, "text", "content_block", raw)
+            if text:  # (a block starts empty: nothing to pass on, a call less)
+                self.text(text)
+        elif btype in _TOOL_BLOCKS:
+            index = event.get("index")
+            if type(index) is int:  # (a bool is not an index)
                 self._tool_blocks = self._tool_blocks | {index}
+            else:
+                index = None
             initial = block.get("input")
             self.sink.tool(
                 index,
@@ -154,8 +163,6 @@ class AnthropicDecoder(SSEWireDecoder):
                 block.get("name"),
                 initial if isinstance(initial, dict) and initial else None,
             )
-        elif btype == "text":
-            self.text(self.string_field(block, "text", "content_block", raw))
         elif btype == "thinking":
             self.sink.reasoning(self.string_field(block, "thinking", "content_block", raw))
             signature = block.get("signature")  # a whole message's block has it here
@@ -166,8 +173,8 @@ class AnthropicDecoder(SSEWireDecoder):
             self.sink.signature("redacted", data)
 
     def _content_block_stop(self, event: dict[str, Any], raw: Raw) -> None:
-        index = _index(event)
-        if index in self._tool_blocks:
+        index = event.get("index")
+        if type(index) is int and index in self._tool_blocks:
             self.sink.close_call(index=index, wait_for_finish=True)
 
     def _message_start(self, event: dict[str, Any], raw: Raw) -> None:
@@ -195,11 +202,6 @@ class AnthropicDecoder(SSEWireDecoder):
         self.sink.error(f"the upstream sent an error: {detail}", raw_text(raw))
         self.sink.set_finish_reason("error")  # the turn failed; it did not "stop"
         self.finished = True
-
-
-def _index(event: dict[str, Any]) -> int | None:
-    index = event.get("index")
-    return index if isinstance(index, int) and not isinstance(index, bool) else None
 
 
 # one lookup finds what an event's type means (pings and unknown types mean nothing)
