@@ -37,7 +37,7 @@ from toolwire.sdkobjects import object_value, object_wire
 from toolwire.spec import ToolSpec
 
 _DETECT_LIMIT = 65536  # bytes looked at before giving up on recognising a wire format
-_FIRST_LOOK = 512  # bytes searched for a wire's markers before the whole head
+_FIRST_LOOK = 256  # bytes searched for a wire's markers before the whole head
 _SSE_FIELD = re.compile(r"(?:data|event|id|retry)?:")
 _LEADING = frozenset(b" \t\r\n\xef\xbb\xbf")  # white space and byte-order-mark bytes
 _JSON_START = frozenset(b"{[")
@@ -227,7 +227,7 @@ class StreamParser:
     def _detect_stream(self, *, final: bool) -> None:
         """Stream input: the wire format from the first complete message."""
         buffered = b"".join(self._pending)
-        # the first 512 bytes are searched alone first: a stream's first message
+        # the first 256 bytes are searched alone first: a stream's first message
         # carries its wire's markers near its start, and input fed whole is then not
         # all decoded and searched (callgrind: 5-11 K instructions of a short
         # Anthropic capture, bench_short_streams.py); a head without them (comments,

@@ -289,8 +289,9 @@ class SSEWireDecoder(WireDecoder):
                 sink.extend_arguments(run_slot, run)
                 hits += len(run)
                 run = []
-            self._hits = hits
-            if block == end_block:
+            if envelope is not None:
+                self._hits = hits  # (for ``learn``; without an envelope nothing counts)
+            if end_block is not None and block == end_block:
                 self.finished = True  # what ``on_message`` makes of it, at a compare's cost
                 continue
             value = None
