@@ -1,0 +1,322 @@
+"""The short-stream fast paths read exactly as the general paths do.
+
+- The common block (one ``data:`` line of a JSON object, after an ``event:`` line or
+  not) is read from its bytes and handed to the type's handler (``_blocks``); the
+  general path reads every block as an SSE message (``_read``: SSE fields, JSON with
+  the repair ladder, ``on_message``). Any stream, cut anywhere, gives the same events.
+- ``auto`` looks for a wire's markers in the first bytes before the whole head: a
+  stream of one wire is recognised as that wire, as the whole head names it, and
+  reads as it reads under its own name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from toolwire.events import Event
+from toolwire.parser import StreamParser
+from toolwire.providers import detect_format
+from toolwire.providers.anthropic import AnthropicDecoder
+
+WEATHER = {
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+
+
+def framed(event: str | None, data: str) -> bytes:
+    head = f"event: {event}\n" if event is not None else ""
+    return f"{head}data: {data}".encode("utf-8", "surrogatepass")
+
+
+def message(value: dict[str, Any], event: str | None = "") -> bytes:
+    """A message as the wire frames it: its type on the ``event:`` line (``""``), no
+    event line (None), or another one."""
+    return framed(value.get("type") if event == "" else event, json.dumps(value))
+
+
+TEXT_DELTA = {
+    "type": "content_block_delta",
+    "index": 0,
+    "delta": {"type": "text_delta", "text": "a"},
+}
+START = message({"type": "message_start", "message": {"usage": {"input_tokens": 3}}})
+STOP = message({"type": "message_stop"})
+
+# messages of every shape the decoder meets: the common ones, odd ones (wrong types,
+# no type but an event line, unknown types), and ones only the general path can read
+# (Python-style JSON for the repair ladder, a lone surrogate escape, not UTF-8,
+# multi-line data, comments, id/retry fields, a JSON value that is no object)
+MESSAGES = st.sampled_from(
+    [
+        message({"type": "ping"}),
+        message({"type": "ping"}, None),
+        message(
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            }
+        ),
+        message(
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": "Hi"},
+            }
+        ),
+        message(
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": 5},
+            }
+        ),
+        message({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "a"},
+            }
+        ),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "é"},
+            },
+            None,
+        ),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": None},
+            }
+        ),
+        message(
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": []}}
+        ),
+        message({"type": "content_block_delta", "index": 0, "delta": "text"}),
+        message({"type": "content_block_delta", "index": 0}),
+        message(
+            {
+                "type": "content_block_start",
+                "index": 1,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "get_weather",
+                    "input": {},
+                },
+            }
+        ),
+        message(
+            {
+                "type": "content_block_start",
+                "index": True,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "name": "get_weather",
+                    "input": {},
+                },
+            }
+        ),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": ""},
+            }
+        ),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": '{"city": "O'},
+            }
+        ),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": 'slo"}'},
+            }
+        ),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": True,
+                "delta": {"type": "input_json_delta", "partial_json": "x"},
+            }
+        ),
+        message({"type": "content_block_stop", "index": 1}),
+        message({"type": "content_block_stop", "index": 0}),
+        message({"type": "content_block_stop", "index": True}),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "thinking_delta", "thinking": "hm"},
+            }
+        ),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "signature_delta", "signature": "s"},
+            }
+        ),
+        message(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"output_tokens": 9},
+            }
+        ),
+        message({"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}),
+        message({"type": "unknown_kind", "x": 1}),
+        message({"type": ""}, "ping"),
+        message({"type": ""}, "message_stop"),
+        message({"type": None}, "content_block_stop"),
+        message({"type": 7}, "message_stop"),
+        message({"index": 0, "delta": {"type": "text_delta", "text": "b"}}, "content_block_delta"),
+        message({"type": ["content_block_stop"], "index": 1}),
+        # Python-style JSON, a lone surrogate escape, bytes that are not UTF-8
+        framed("content_block_delta", str(TEXT_DELTA).replace("'a'", "'py'")),
+        framed("content_block_delta", json.dumps(TEXT_DELTA).replace('"a"', '"\\ud800"')),
+        message(TEXT_DELTA).replace(b'"a"', b'"\xff"'),
+        # data over two lines, a line that is no field, another field before them
+        message(TEXT_DELTA, None).replace(b'"delta"', b'\ndata: "delta"'),
+        message(TEXT_DELTA).replace(b'"delta"', b'\n"delta"'),
+        b"id: 4\n" + message(TEXT_DELTA),
+        b": keep-alive",
+        b"retry: 100",
+        b"data: [1, 2]",
+        b"data: {not json",
+        b"event: message_stop",
+        STOP,
+    ]
+)
+
+
+@contextmanager
+def general_path() -> Iterator[None]:
+    """Every block read as an SSE message: no common-block reading, no handler table."""
+    with mock.patch.object(AnthropicDecoder, "reads_json", False):
+        yield
+
+
+def parse(data: bytes, cuts: list[int], fmt: str) -> tuple[list[Event], StreamParser]:
+    parser = StreamParser(fmt, [WEATHER])
+    events: list[Event] = []
+    start = 0
+    for cut in [*sorted({c for c in cuts if c <= len(data)}), len(data)]:
+        events.extend(parser.feed(data[start:cut]))
+        start = cut
+    events.extend(parser.close())
+    return events, parser
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(MESSAGES, max_size=14),
+    st.lists(st.integers(0, 3000), max_size=8),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.booleans(),
+)
+@example([], [], "\n", False)
+@example([message({"type": ""}, "message_stop")], [], "\n", False)
+def test_the_common_block_reads_as_the_general_path_reads(
+    messages: list[bytes], cuts: list[int], eol: str, blank_at_end: bool
+) -> None:
+    blocks = [START, *messages]
+    data = b"\n\n".join(blocks) + (b"\n\n" if blank_at_end else b"")
+    if eol != "\n":
+        data = data.replace(b"\n", eol.encode())
+    fast, _ = parse(data, cuts, "anthropic")
+    with general_path():
+        general, _ = parse(data, cuts, "anthropic")
+    assert fast == general
+
+
+def openai_chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    chunk = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return b"data: " + json.dumps(chunk).encode()
+
+
+STREAMS = {
+    "anthropic": [
+        START,
+        message(
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            }
+        ),
+        message(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Hi"},
+            }
+        ),
+        message({"type": "content_block_stop", "index": 0}),
+        message(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 2},
+            }
+        ),
+        STOP,
+    ],
+    "openai-chat": [
+        openai_chunk({"role": "assistant", "content": "Hi"}),
+        openai_chunk({}, "stop"),
+        b"data: [DONE]",
+    ],
+}
+
+# what may come before a stream's first message: SSE that carries no data
+LEADS = st.lists(
+    st.sampled_from([b": keep-alive", b": " + b"x" * 120, b"retry: 3000", b"id: 1"]), max_size=5
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(STREAMS)),
+    LEADS,
+    st.integers(0, 300),
+    st.lists(st.integers(0, 2000), max_size=6),
+    st.booleans(),
+)
+def test_auto_finds_the_wire_the_whole_head_names(
+    wire: str, leads: list[bytes], padding: int, cuts: list[int], crlf: bool
+) -> None:
+    first, *rest = STREAMS[wire]
+    if padding and first.startswith(b"data: {"):
+        # a long first message: its markers may lie beyond the first look
+        first = first.replace(b"data: {", b'data: {"pad": "' + b"p" * padding + b'", ', 1)
+    data = b"\n\n".join([*leads, first, *rest]) + b"\n\n"
+    if crlf:
+        data = data.replace(b"\n", b"\r\n")
+    events, parser = parse(data, cuts, "auto")
+    assert parser.format == wire == detect_format(data.decode())
+    named, _ = parse(data, cuts, wire)
+    assert events == named
