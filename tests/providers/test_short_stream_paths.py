@@ -20,6 +20,7 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from toolwire.assemble import CallAssembler
 from toolwire.events import Event
 from toolwire.parser import StreamParser
 from toolwire.providers import detect_format
@@ -209,6 +210,17 @@ MESSAGES = st.sampled_from(
 )
 
 
+def args_delta(index: Any, piece: str) -> bytes:
+    delta = {"type": "input_json_delta", "partial_json": piece}
+    return message({"type": "content_block_delta", "index": index, "delta": delta})
+
+
+# argument deltas at every kind of index: the open call, a closed one, none yet
+ARGUMENT_DELTAS = st.sampled_from(
+    [args_delta(i, piece) for i in (1, 5) for piece in ("", '{"city": "O', 'slo"}', " {}")]
+)
+
+
 @contextmanager
 def general_path() -> Iterator[None]:
     """Every block read as an SSE message: no common-block reading, no handler table."""
@@ -320,3 +332,24 @@ def test_auto_finds_the_wire_the_whole_head_names(
     assert parser.format == wire == detect_format(data.decode())
     named, _ = parse(data, cuts, wire)
     assert events == named
+
+
+@contextmanager
+def no_fast_arguments() -> Iterator[None]:
+    """Every argument delta takes the assembler's full path (``tool``)."""
+    with mock.patch.object(CallAssembler, "fast_arguments", lambda *args: False):
+        yield
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(MESSAGES, ARGUMENT_DELTAS), max_size=14), st.lists(st.integers(0, 3000)))
+@example([args_delta(1, "")], [])
+@example([MESSAGES.elements[12], args_delta(1, ""), args_delta(1, '{"city": "O')], [])
+def test_argument_deltas_read_as_the_full_path_reads(
+    messages: list[bytes], cuts: list[int]
+) -> None:
+    data = b"\n\n".join([START, *messages])
+    fast, _ = parse(data, cuts, "anthropic")
+    with no_fast_arguments():
+        general, _ = parse(data, cuts, "anthropic")
+    assert fast == general
