@@ -229,7 +229,7 @@ class StreamParser:
         buffered = b"".join(self._pending)
         # the first 256 bytes are searched alone first: a stream's first message
         # carries its wire's markers near its start, and input fed whole is then not
-        # all decoded and searched (callgrind: 5-11 K instructions of a short
+        # all decoded and searched (callgrind: 4-8 K instructions of a short
         # Anthropic capture, bench_short_streams.py); a head without them (comments,
         # ``retry:``, a long first message) leaves the search to the whole head
         name = detect_format(buffered[:_FIRST_LOOK].decode("utf-8", "replace"))
