@@ -50,7 +50,8 @@ TEXT_DELTA = {
     "delta": {"type": "text_delta", "text": "a"},
 }
 START = message({"type": "message_start", "message": {"usage": {"input_tokens": 3}}})
-STOP = message({"type": "message_stop"})
+STOP = message({"type": "message_stop"})  # (spaced, as json.dumps writes it)
+STOP_AS_SENT = b'event: message_stop\ndata: {"type":"message_stop"}'
 
 
 # messages of every shape the decoder meets: the common ones, odd ones (wrong types,
@@ -128,6 +129,8 @@ MESSAGES = st.sampled_from(
         b"data: {not json",
         b"event: message_stop",
         STOP,
+        STOP_AS_SENT,
+        STOP_AS_SENT.replace(b'"}', b'" }'),  # padded, as the API pads some
     ]
 )
 
@@ -140,8 +143,12 @@ ARGUMENT_DELTAS = st.sampled_from(
 
 @contextmanager
 def general_path() -> Iterator[None]:
-    """Every block read as an SSE message: no common-block reading, no handler table."""
-    with mock.patch.object(AnthropicDecoder, "reads_json", False):
+    """Every block read as an SSE message: no common-block reading, no handler table,
+    no terminal block taken by its bytes."""
+    with (
+        mock.patch.object(AnthropicDecoder, "reads_json", False),
+        mock.patch.object(AnthropicDecoder, "end_block", None),
+    ):
         yield
 
 
