@@ -80,6 +80,7 @@ MESSAGES = st.sampled_from(
     [
         message({"type": "ping"}),
         message({"type": "ping"}, None),
+        b'event: ping\ndata: {"type":"ping"}',
         *(block_start(0, {"type": "text", "text": text}) for text in ("", "Hi", 5)),
         block_start(0, {"type": "text"}),
         *(delta(0, {"type": "text_delta", "text": text}) for text in ("a", None, [])),
@@ -144,10 +145,11 @@ ARGUMENT_DELTAS = st.sampled_from(
 @contextmanager
 def general_path() -> Iterator[None]:
     """Every block read as an SSE message: no common-block reading, no handler table,
-    no terminal block taken by its bytes."""
+    no terminal or idle block taken by its bytes."""
     with (
         mock.patch.object(AnthropicDecoder, "reads_json", False),
         mock.patch.object(AnthropicDecoder, "end_block", None),
+        mock.patch.object(AnthropicDecoder, "idle_block", None),
     ):
         yield
 

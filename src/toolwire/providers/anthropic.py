@@ -80,10 +80,11 @@ class AnthropicDecoder(SSEWireDecoder):
     # 5 costs a stream of 16 deltas a fifth more than learning at once, of 64 a
     # twelfth (bench_short_streams.py --break-even)
     learn_after = 5
-    # the terminal message as the API sends it: taken by a compare, not read (~7 K
-    # instructions of a short stream, callgrind); any other form of it (padded,
-    # spaced) is read and handled as before
+    # the terminal message and a ping as the API sends them: taken by a compare, not
+    # read (~6-7 K instructions each of a short stream, callgrind); any other form of
+    # them (padded, spaced) is read and handled as before
     end_block = b'event: message_stop\ndata: {"type":"message_stop"}'
+    idle_block = b'event: ping\ndata: {"type": "ping"}'
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
         kind = value.get("type")
