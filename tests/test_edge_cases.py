@@ -57,6 +57,24 @@ def test_auto_detection_waits_past_a_leading_sse_comment() -> None:
     assert [c.name for c in whole.calls] == [c.name for c in split.calls] == ["t"]
 
 
+@pytest.mark.parametrize("lead", ["\n\n", "\r\n\r\n", "\ufeff\n\n\n"])
+def test_auto_detection_reads_a_stream_after_leading_blank_lines_in_any_split(lead: str) -> None:
+    # blank lines before the first field are not a block of text: a cut inside the
+    # first field's name ("e" | "vent: ...") must wait for the rest, not give up on SSE
+    stream = (
+        lead
+        + "event: content_block_delta\n"
+        + 'data: {"type":"content_block_delta","index":0,'
+        + '"delta":{"type":"text_delta","text":"Hello"}}\n\n'
+    )
+    data = stream.encode()
+    for cut in range(len(lead.encode()), len(lead.encode()) + 12):
+        parser = StreamParser("auto")
+        events = parser.feed(data[:cut]) + parser.feed(data[cut:]) + parser.close()
+        assert parser.format == "anthropic", cut
+        assert StreamResult.collect(events).text == "Hello", cut
+
+
 def test_header_then_arguments_at_one_index_without_ids_are_two_calls_F3() -> None:
     stream = openai(
         frag(0, None, "a", ""),

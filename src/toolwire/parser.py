@@ -241,9 +241,12 @@ class StreamParser:
             self._use(name, body=False)
             return
         # SSE framing whose first blocks carry no data yet (comments, retry:) is
-        # waited out; anything else with a whole first block is not a wire format
-        whole_block = b"\n\n" in buffered or b"\r\n\r\n" in buffered
-        undecided = _SSE_FIELD.match(text.lstrip("\ufeff\r\n")) is not None
+        # waited out; anything else with a whole first block is not a wire format.
+        # Blank lines before the first field end no block: a stream cut after them,
+        # inside its first field's name ("e" | "vent: ..."), waits for the rest
+        head = text.lstrip("\ufeff\r\n")
+        whole_block = "\n\n" in head or "\r\n\r\n" in head or "\r\r" in head
+        undecided = _SSE_FIELD.match(head) is not None
         if final or (whole_block and not undecided) or len(buffered) > _DETECT_LIMIT:
             self._use_text(final=final)
 
