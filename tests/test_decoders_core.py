@@ -88,3 +88,22 @@ def test_each_parser_owns_its_state_F23() -> None:
     ev_a = a.feed((chunk % "A").encode())
     ev_b = b.feed((chunk % "B").encode())
     assert ev_a == [TextDelta("A")] and ev_b == [TextDelta("B")]
+
+
+def test_anthropic_usage_keeps_the_last_count_over_one_sent_as_a_bool() -> None:
+    # JSON true is not a token count (bool is an int in Python): the count before it stays
+    stream = (
+        "event: message_start\n"
+        'data: {"type": "message_start", "message": {"id": "m", "usage":'
+        ' {"input_tokens": 12, "output_tokens": 1}}}\n\n'
+        "event: message_delta\n"
+        'data: {"type": "message_delta", "delta": {"stop_reason": "end_turn"},'
+        ' "usage": {"input_tokens": true, "output_tokens": false}}\n\n'
+        "event: message_stop\n"
+        'data: {"type": "message_stop"}\n\n'
+    )
+    result = parse_stream(stream, "anthropic")
+    assert result.usage is not None
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (12, 1)
+    assert type(result.usage.input_tokens) is int
+    assert type(result.usage.output_tokens) is int

@@ -25,11 +25,12 @@ def merged_counts(usage: dict[str, Any], previous: Counts = _NO_COUNTS) -> Count
     outputs = usage.get("output_tokens")
     cache_read = usage.get("cache_read_input_tokens")
     cache_write = usage.get("cache_creation_input_tokens")
+    # ``type(...) is int``: JSON true/false are Python bools, an int subclass, not counts
     return (
-        inputs if isinstance(inputs, int) else previous[0],
-        outputs if isinstance(outputs, int) else previous[1],
-        cache_read if isinstance(cache_read, int) else previous[2],
-        cache_write if isinstance(cache_write, int) else previous[3],
+        inputs if type(inputs) is int else previous[0],
+        outputs if type(outputs) is int else previous[1],
+        cache_read if type(cache_read) is int else previous[2],
+        cache_write if type(cache_write) is int else previous[3],
     )
 
 
