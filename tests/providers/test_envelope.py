@@ -531,6 +531,9 @@ DELTA_FIELDS = st.sampled_from(
         {"reasoning": "hm"},
         {"refusal": "no"},
         {"role": "assistant"},
+        {"role": None},
+        {"refusal": None},
+        {"function_call": None},
         {"tool_calls": [{"index": 0, "function": {"arguments": '{"city": "'}}]},
         {"tool_calls": [{"index": 0, "function": {"arguments": "Oslo"}}]},
         {"tool_calls": [{"index": 0, "function": {"arguments": '"}'}}]},
@@ -578,7 +581,7 @@ CHOICES = st.builds(
         key: {k: v for f in fields for k, v in f.items()},
         "finish_reason": reason,
     },
-    st.one_of(st.lists(DELTA_FIELDS, min_size=1, max_size=1), st.lists(DELTA_FIELDS, max_size=2)),
+    st.one_of(st.lists(DELTA_FIELDS, min_size=1, max_size=1), st.lists(DELTA_FIELDS, max_size=4)),
     st.sampled_from([None, None, None, "stop", "tool_calls", ""]),
     st.sampled_from([0, 0, 0, None, 1]),
     st.sampled_from(["delta", "delta", "delta", "message"]),
@@ -648,10 +651,38 @@ def lone_call(call: dict[str, Any]) -> list[dict[str, Any]]:
     ),
     False,
 )
+@example(
+    [
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "index": 1,
+                                "id": "c1",
+                                "type": "function",
+                                "function": {"name": "get_weather", "arguments": ""},
+                            }
+                        ],
+                        "refusal": None,
+                    },
+                    "logprobs": None,
+                    "finish_reason": None,
+                }
+            ]
+        }
+    ],
+    False,
+)
 def test_the_lone_delta_path_reads_what_the_general_path_reads(
     chunks: list[dict[str, Any]], sdk: bool
 ) -> None:
-    """A chunk the lone-delta path takes (``_lone``, then envelopes) reads as
+    """A chunk the lone-delta path takes (``_lone``, then envelopes; ``_first_chunk``
+    for OpenAI's first chunk: its role and nulls, alone or beside a call's header) reads as
     ``on_chunk``'s general path reads it, and one it refuses goes there unchanged."""
     chunks = [HEADER, *chunks]
     with general_path_only():
