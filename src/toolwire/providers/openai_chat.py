@@ -142,7 +142,22 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 if not sink.fast_arguments(index, args):
                     sink.tool(index, None, None, args)
                 return True
-            return self._header(call, index, function, args)
+            # a call's first chunk (its id and name), read as ``on_delta`` reads it
+            # without the type checks and the look for other fields that a chunk of
+            # several fields takes (9,000 instructions a chunk, callgrind); what the
+            # checks would report (or F10's object for arguments) goes there
+            call_id = call.get("id")
+            name = function.get("name")
+            if (
+                (args is not None and type(args) is not str)
+                or (call_id is not None and type(call_id) is not str)
+                or (name is not None and type(name) is not str)
+            ):
+                return False
+            sink.tool(index, call_id, name, args)
+            if "extra_content" in call:  # Gemini's, as ``on_delta`` reads it
+                self._thought_signature(call["extra_content"], call_id)
+            return True
         if "content" in delta:
             key = "content"
             role = TEXT
@@ -167,30 +182,10 @@ class OpenAIChatDecoder(SSEWireDecoder):
             self.text(value)
         return True
 
-    def _header(
-        self, call: dict[str, Any], index: int, function: dict[str, Any], args: Any
-    ) -> bool:
-        """A call's first chunk (its id and name), read as ``on_delta`` reads it
-        without the type checks and the look for other fields that a chunk of several
-        fields takes (9,000 instructions a chunk, callgrind); False for what the checks
-        would report (or F10's object for arguments): the general path reads it."""
-        call_id = call.get("id")
-        name = function.get("name")
-        if (
-            (args is not None and type(args) is not str)
-            or (call_id is not None and type(call_id) is not str)
-            or (name is not None and type(name) is not str)
-        ):
-            return False
-        self.sink.tool(index, call_id, name, args)
-        if "extra_content" in call:  # Gemini's, as ``on_delta`` reads it
-            self._thought_signature(call["extra_content"], call_id)
-        return True
-
     def _first_chunk(self, delta: dict[str, Any]) -> bool:
         """OpenAI's first chunk: the role and null fields (``content``, ``refusal``),
         which the general path skips (the role is never read), alone or beside one
-        call's header, read as ``_header`` reads a lone one (about 10,000 instructions
+        call's header, read as ``_lone`` reads a lone header (about 10,000 instructions
         less a stream, callgrind); False for any other shape (the general path reads
         it)."""
         calls = None
@@ -201,16 +196,11 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 return False
         if calls is None:
             return True  # the role and nulls alone: nothing the general path reads
-        if type(calls) is not list or len(calls) != 1:
-            return False
-        call = calls[0]
-        if type(call) is not dict:
-            return False
-        index = call.get("index")
-        function = call.get("function")
-        if type(index) is not int or type(function) is not dict:
-            return False
-        return self._header(call, index, function, function.get("arguments"))
+        # one call's header: ``_lone`` reads it (with an id it is never the argument
+        # text alone that ``_lone`` learns an envelope from)
+        if type(calls) is list and len(calls) == 1 and type(calls[0]) is dict and "id" in calls[0]:
+            return self._lone({"tool_calls": calls})
+        return False
 
     def on_chunk(self, chunk: dict[str, Any], raw: Raw, lone: bool = False) -> bool:
         """Read a chunk. With ``lone``, a chunk that carries one field of the first
