@@ -372,3 +372,88 @@ def test_text_fed_whole_then_more_reports_what_the_requests_report_F15(
     for split in range(len(text) + 1):
         fast = _events(family, text, split, len(text), fast=True)
         assert fast == _events(family, text, split, len(text), fast=False), split
+
+
+def _fed_twice(family: str, text: str, *, fast: bool) -> list[object]:
+    """The events for ``text`` fed whole and closed, then again (content sent after
+    the finish starts a fresh scan), with the whole-text reading or without it."""
+    from toolwire.assemble import CallAssembler
+    from toolwire.spec import ToolSpec
+    from toolwire.textformats import EXTRACTORS, make_extractor
+
+    tools = [ToolSpec.from_dict(t) for t in TOOLS]
+    cls = EXTRACTORS[family]
+    sink = CallAssembler(tools)
+    extractor = make_extractor(family, sink, tools)
+    cls._reads_whole = fast
+    try:
+        for _ in range(2):
+            extractor.feed(text)
+            extractor.close()
+    finally:
+        cls._reads_whole = True
+    sink.end()
+    return sink.events
+
+
+@pytest.mark.parametrize(("family", "call", "spacing"), _SPLIT_CASES)
+@pytest.mark.parametrize("after", ["", "\n", " " * 70, "\nok", _PROSE])
+def test_text_fed_whole_and_closed_twice_reports_what_the_requests_report_F15(
+    family: str, call: str, spacing: str, after: str
+) -> None:
+    """Text read whole before the grammar starts (``TextScanner._start``), ending
+    right after a call, in whitespace or in prose; then the same again after close."""
+    text = f"{_PROSE}{call}{spacing}{call}{after}"
+    assert _fed_twice(family, text, fast=True) == _fed_twice(family, text, fast=False)
+
+
+def test_text_fed_whole_is_read_without_starting_the_grammar() -> None:
+    """The bench's shape in Hermes, read whole and closed, never starts the grammar
+    (its generators were a tenth of a 2 KB parse)."""
+    from toolwire.assemble import CallAssembler
+    from toolwire.textformats.hermes import HermesExtractor
+
+    call = '<tool_call>{"name": "ping", "arguments": {}}</tool_call>'
+    text = f"{_PROSE}\n" + f"{call}\n{_PROSE}\n" * 3 + f"{call}\n"
+    started: list[object] = []
+
+    class Watched(HermesExtractor):
+        def run(self, resume: bool | None = None):  # type: ignore[no-untyped-def]
+            started.append(resume)
+            return super().run(resume)
+
+    sink = CallAssembler()
+    extractor = Watched(sink)
+    extractor.feed(text)
+    extractor.close()
+    assert started == []
+    assert sum(type(e).__name__ == "CallFinished" for e in sink.events) == 4
+    # prose alone: ``_whole_text`` finds no call, the requests take over from there
+    extractor.feed(_PROSE)
+    assert started == [False]
+
+
+def test_a_failure_reading_text_whole_is_reported_not_raised_F22(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``_whole_text`` runs before the grammar, outside ``_drive``: an exception in it
+    is reported as ``_drive`` reports one, and the text passes through."""
+    from toolwire.assemble import CallAssembler
+    from toolwire.events import StreamError, TextDelta
+    from toolwire.textformats.hermes import HermesExtractor
+
+    def broken(self: object, marker: str) -> None:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(HermesExtractor, "whole_calls", broken)
+    text = f'{_PROSE}<tool_call>{{"name": "ping", "arguments": {{}}}}</tool_call>'
+    sink = CallAssembler()
+    extractor = HermesExtractor(sink)
+    extractor.feed(text)
+    extractor.close()
+    errors = [e for e in sink.events if isinstance(e, StreamError)]
+    assert len(errors) == 1 and "boom" in errors[0].message
+    # as from ``_drive``: the text from the position reached passes through (here
+    # the call's object: its marker was consumed when ``whole_calls`` failed)
+    passed = "".join(e.text for e in sink.events if isinstance(e, TextDelta))
+    assert passed == text[text.index("<tool_call>") + len("<tool_call>") :]
