@@ -102,6 +102,22 @@ def test_validators_are_shared_between_finishers_for_the_same_schema() -> None:
     assert a.validator("t") is not c.validator("t")
 
 
+def test_a_schema_changed_in_place_gets_the_validator_of_what_it_says_now() -> None:
+    """Validators are found by the schema object's identity first: a schema changed
+    in place since (deep inside too) must not get the validator of what it said."""
+    schema: dict[str, object] = {"type": "object", "properties": {"x": {"type": "string"}}}
+    spec = ToolSpec("t", schema)
+    before = CallFinisher([spec])
+    assert before.finish(id=None, name="t", raw_arguments='{"x": "a"}').status == "complete"
+    assert CallFinisher([spec]).validator("t") is before.validator("t")  # found again
+    schema["properties"]["x"]["type"] = "integer"  # type: ignore[index]
+    after = CallFinisher([spec])
+    assert after.validator("t") is not before.validator("t")
+    call = after.finish(id=None, name="t", raw_arguments='{"x": "a"}')
+    assert call.status == "invalid"
+    assert after.validator("t") is CallFinisher([ToolSpec("t", dict(schema))]).validator("t")
+
+
 def test_accepts_as_sent_only_when_finish_would_return_the_object_unchanged() -> None:
     cases: list[tuple[str, object]] = [
         ("read_file", {"path": "a"}),  # fits
