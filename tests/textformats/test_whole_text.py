@@ -397,19 +397,22 @@ def _fed_twice(family: str, text: str, *, fast: bool) -> list[object]:
 
 
 @pytest.mark.parametrize(("family", "call", "spacing"), _SPLIT_CASES)
-@pytest.mark.parametrize("after", ["", "\n", " " * 70, "\nok", _PROSE])
+@pytest.mark.parametrize(
+    "after", ["", "\n", " " * 70, "\nok", _PROSE, f"{_PROSE}<tool_ca", "<|eom", "<|eom_id|>\n<"]
+)
 def test_text_fed_whole_and_closed_twice_reports_what_the_requests_report_F15(
     family: str, call: str, spacing: str, after: str
 ) -> None:
     """Text read whole before the grammar starts (``TextScanner._start``), ending
-    right after a call, in whitespace or in prose; then the same again after close."""
+    right after a call, in whitespace, in prose or in what may become a marker; then
+    the same again after close."""
     text = f"{_PROSE}{call}{spacing}{call}{after}"
     assert _fed_twice(family, text, fast=True) == _fed_twice(family, text, fast=False)
 
 
 def test_text_fed_whole_is_read_without_starting_the_grammar() -> None:
     """The bench's shape in Hermes, read whole and closed, never starts the grammar
-    (its generators were a tenth of a 2 KB parse)."""
+    (its generators were a tenth of a 2 KB parse), nor does prose alone."""
     from toolwire.assemble import CallAssembler
     from toolwire.textformats.hermes import HermesExtractor
 
@@ -428,9 +431,15 @@ def test_text_fed_whole_is_read_without_starting_the_grammar() -> None:
     extractor.close()
     assert started == []
     assert sum(type(e).__name__ == "CallFinished" for e in sink.events) == 4
-    # prose alone: ``_whole_text`` finds no call, the requests take over from there
+    # prose alone (content after the finish): read, the grammar still not started
     extractor.feed(_PROSE)
+    assert started == []
+    # the start of a call: the requests take over where ``_whole_text`` stopped
+    extractor.feed('<tool_call>{"name": "pi')
     assert started == [False]
+    extractor.feed('ng", "arguments": {}}</tool_call>')
+    extractor.close()
+    assert sum(type(e).__name__ == "CallFinished" for e in sink.events) == 5
 
 
 def test_a_failure_reading_text_whole_is_reported_not_raised_F22(

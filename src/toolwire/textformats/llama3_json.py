@@ -23,9 +23,10 @@ _SEPARATOR = re.compile(r'[ \t\r\n]{0,16}(?:;[ \t\r\n]{0,16}(?=\{)|(?=\{[ \t\r\n
 class Llama3JsonExtractor(TextScanner):
     START = ("<|python_tag|>",)
     STRAY = ("<|eom_id|>", "<|eot_id|>")
+    START_LEAD = "{"
 
     def at_start(self) -> Grammar:
-        found = yield (self.peek, _OBJECT, 65, "{")
+        found = yield (self.peek, _OBJECT, 65, self.START_LEAD)
         if found:
             self.skip(found.end() - self._pos)
             yield from self._sequence(bare=True)

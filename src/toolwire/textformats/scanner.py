@@ -279,8 +279,11 @@ class TextScanner:
     # whether the family reads calls in text fed whole at once (``whole_calls``)
     _reads_whole = False
 
-    # whether the family reads no call at the start of the output (``at_start``): text
-    # fed whole is then read before the grammar starts (see ``_start``)
+    # for a family whose ``at_start`` reads a call only where the output's first
+    # character after whitespace is one of these (its ``peek``'s ``lead``): output that
+    # starts with another ASCII character has none there (see ``_no_call_at_start``)
+    START_LEAD = ""
+    # whether the family reads no call at the start of the output (no ``at_start``)
     _plain_start = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -381,9 +384,13 @@ class TextScanner:
         """End of stream: flush held text; open calls are reported truncated (F1)."""
         if not self._failed:
             self._eof = True
-            if self._resume and self._gen is None:
-                # read whole up to just after a call and, at most, whitespace that
-                # ``_after_call`` drops at the end (see ``_start``)
+            if self._resume is not None and self._gen is None:
+                # read whole before the grammar started (see ``_start``), up to what
+                # ``_after_call`` drops at the end (whitespace after a call) or
+                # ``until`` emits (a tail that did not become a marker)
+                rest = self._buf[self._pos :]
+                if rest and self._resume is False:
+                    self.sink.text(rest)
                 self._pos = len(self._buf)
             self._drive()
         if self._open_calls:
@@ -429,22 +436,28 @@ class TextScanner:
         if (
             resume is None
             and self._reads_whole
-            and self._plain_start
             and not self._reasoning
             and self._text_markers is not None
             and len(self._buf) - self._pos > _WHOLE_MIN
+            and self._no_call_at_start()
         ):
             try:
-                resume = self._whole_text()
+                read = self._whole_text()
             except Exception as exc:  # as in ``_drive``: never raise on model text
                 self._fail(exc)
                 return
+            if read is None:
+                # no marker left: the grammar's ``until`` would wait as ``_wait_in``
+                # does; ``close`` or a feed it cannot take goes on
+                self._resume = False
+                self._wait_in(self._text_markers, self.sink.text)
+                return
             # after a call, only whitespace ``_after_call`` would wait on (more text
-            # may bring a start marker) or drop at the end: the grammar waits too;
-            # ``close`` or the next feed goes on
-            if resume and self._spaces_left():
+            # may bring a start marker) or drop at the end: the grammar waits too
+            if read and self._spaces_left():
                 self._resume = True
                 return
+            resume = read
         self._resume = None
         gen = self._gen = self.run(resume)
         self._req = next(gen)
@@ -480,6 +493,15 @@ class TextScanner:
         self.sink.error(f"text-format extractor failed: {exc!r}", self._buf[self._pos :])
         self.sink.text(self._buf[self._pos :])
         self._buf, self._pos = "", 0
+
+    def _no_call_at_start(self) -> bool:
+        """Whether ``at_start`` would read nothing from the text buffered, whatever
+        follows: there is none, or what its ``peek`` decides from ``START_LEAD``."""
+        if self._plain_start:
+            return True
+        lead, buf = self.START_LEAD, self._buf
+        i = _SPACES.match(buf, self._pos).end()  # type: ignore[union-attr]
+        return bool(lead) and i < len(buf) and buf[i].isascii() and buf[i] not in lead
 
     def _spaces_left(self) -> bool:
         """Whether the unconsumed text is at most ``WS_LIMIT`` whitespace characters."""
@@ -553,15 +575,17 @@ class TextScanner:
         Default: always None."""
         return None
 
-    def _whole_text(self) -> bool:
+    def _whole_text(self) -> bool | None:
         """Prose, stray markup and calls in their usual shape, read from the buffer
         without a request per step while ``whole_calls`` can read them: what ``run``'s
         loop and its requests would report, in the same order, in fewer Python steps
         per call (at 2 KB, where peers parse with one regex, each step counts).
         Answers True when it stopped right after a call with too little text after it
         to tell what follows (``run`` then asks ``expect``); False where the requests
-        take over (a marker this does not read, no marker in the buffer, a call
-        ``whole_calls`` declines), nothing of that consumed.
+        take over (a marker this does not read, a call ``whole_calls`` declines, the
+        end of the stream), nothing of that consumed; None, before the end of the
+        stream, where no marker is left: the text is read but for a tail that may
+        still become one, on which ``until`` would wait (as False for ``run``).
 
         Markers are found with ``Markers.search_near``: prose between calls is often
         short. Measured in CPU time per 2 KB parse with 4 calls (warm, load ~10), this
@@ -576,12 +600,14 @@ class TextScanner:
         while True:
             m = search(buf, pos)
             if m is None:
-                if not self._eof:  # as ``until`` does: the text, but what may be a marker
-                    hold = markers.holdback(buf, pos)
-                    if hold > pos:
-                        sink.text(buf[pos:hold])
-                    self._pos = hold
-                return False
+                if self._eof:
+                    return False
+                # as ``until`` does: the text, but what may be a marker
+                hold = markers.holdback(buf, pos)
+                if hold > pos:
+                    sink.text(buf[pos:hold])
+                self._pos = hold
+                return None
             marker = m.group()
             if marker not in taken:
                 return False
@@ -607,11 +633,14 @@ class TextScanner:
                     self._next_index = index + 1
                 else:
                     self.whole_call(name, arguments, loaded=loaded)
-            # ``_after_call``'s ``expect``, where the text after the whitespace is long
-            # enough that no start marker can still be on its way
+            # ``_after_call``'s ``expect``, where no start marker can still be on its
+            # way: the text after the whitespace is long enough, or is no start of one
+            # (Llama's ``<|eom_id|>`` at the end)
             pos = self._pos
             i = _SPACES.match(buf, pos).end()  # type: ignore[union-attr]
-            if len(buf) - i < longest:
+            if len(buf) - i < longest and (
+                i == len(buf) or any(s.startswith(buf[i:]) for s in starts)
+            ):
                 return True
             if i - pos <= WS_LIMIT and buf.startswith(starts, i):
                 pos = self._pos = i
@@ -666,14 +695,19 @@ class TextScanner:
             self._pos = len(buf)
             return None
         hold = markers.holdback(buf, pos)
-        if emit is not None:
-            if hold > pos:
-                emit(buf[pos:hold])
-            if hold == len(buf):  # nothing held back: prose without a marker start is emitted
-                self.plain_deltas(markers.starts.search, emit)
+        if emit is not None and hold > pos:
+            emit(buf[pos:hold])
         self._pos = hold
-        self._holding = markers
+        self._wait_in(markers, emit)
         return NEED
+
+    def _wait_in(self, markers: Markers, emit: Emit | None) -> None:
+        """What ``until`` sets before it answers NEED, the text read up to what may
+        still become a marker: how ``feed`` takes the next deltas without it."""
+        if emit is not None and self._pos == len(self._buf):
+            # nothing held back: prose without a marker start is emitted
+            self.plain_deltas(markers.starts.search, emit)
+        self._holding = markers
 
     def until_eof(self, emit: Emit) -> _Need | None:
         if len(self._buf) > self._pos:
