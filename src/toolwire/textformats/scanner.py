@@ -328,8 +328,9 @@ class TextScanner:
         # whole then reaches ``_whole_text`` before its first marker
         self._gen: Grammar | None = None
         self._req: Request | None = None
-        # where the grammar starts when it does (see ``run``): None, from the start;
-        # True, ``_whole_text`` has read the text up to just after a call
+        # how far ``_start`` read text fed whole before the grammar started: None, not
+        # at all (the grammar starts from the start); True, up to just after a call;
+        # False, up to a tail that may still become a marker (see ``run``'s ``resume``)
         self._resume: bool | None = None
 
     # -- public API ---------------------------------------------------------------
