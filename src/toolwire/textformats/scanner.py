@@ -696,17 +696,20 @@ class TextScanner:
             self._pos = len(buf)
             return None
         hold = markers.holdback(buf, pos)
-        if emit is not None and hold > pos:
-            emit(buf[pos:hold])
+        if emit is not None:
+            if hold > pos:
+                emit(buf[pos:hold])
+            if hold == len(buf):  # nothing held back: prose without a marker start is emitted
+                self.plain_deltas(markers.starts.search, emit)
         self._pos = hold
-        self._wait_in(markers, emit)
+        self._holding = markers  # ``_wait_in`` too
         return NEED
 
-    def _wait_in(self, markers: Markers, emit: Emit | None) -> None:
+    def _wait_in(self, markers: Markers, emit: Emit) -> None:
         """What ``until`` sets before it answers NEED, the text read up to what may
-        still become a marker: how ``feed`` takes the next deltas without it."""
-        if emit is not None and self._pos == len(self._buf):
-            # nothing held back: prose without a marker start is emitted
+        still become a marker: how ``feed`` takes the next deltas without it. (Written
+        out in ``until`` too: a call less per delta while streaming.)"""
+        if self._pos == len(self._buf):
             self.plain_deltas(markers.starts.search, emit)
         self._holding = markers
 
