@@ -278,6 +278,12 @@ _SPACING = ["", "", "\n", " \n\t", " " * 70, " " * 300, "\u2003"]
 def _events(family: str, text: str, split: int, cut: int, *, fast: bool) -> list[object]:
     """The events for ``text[:cut]`` fed in two parts at ``split``, with the whole-text
     reading or without it."""
+    return _fed(family, [text[:split], text[split:cut], None], fast=fast)
+
+
+def _fed(family: str, steps: list[str | None], *, fast: bool) -> list[object]:
+    """The events for ``steps`` (text fed, or None: ``close``), with the whole-text
+    reading or without it."""
     from toolwire.assemble import CallAssembler
     from toolwire.spec import ToolSpec
     from toolwire.textformats import EXTRACTORS, make_extractor
@@ -289,9 +295,11 @@ def _events(family: str, text: str, split: int, cut: int, *, fast: bool) -> list
     extractor = make_extractor(family, sink, tools)
     cls._reads_whole = fast
     try:
-        for part in (text[:split], text[split:cut]):
-            extractor.feed(part)
-        extractor.close()
+        for step in steps:
+            if step is None:
+                extractor.close()
+            else:
+                extractor.feed(step)
     finally:
         cls._reads_whole = True
     sink.end()
@@ -374,28 +382,6 @@ def test_text_fed_whole_then_more_reports_what_the_requests_report_F15(
         assert fast == _events(family, text, split, len(text), fast=False), split
 
 
-def _fed_twice(family: str, text: str, *, fast: bool) -> list[object]:
-    """The events for ``text`` fed whole and closed, then again (content sent after
-    the finish starts a fresh scan), with the whole-text reading or without it."""
-    from toolwire.assemble import CallAssembler
-    from toolwire.spec import ToolSpec
-    from toolwire.textformats import EXTRACTORS, make_extractor
-
-    tools = [ToolSpec.from_dict(t) for t in TOOLS]
-    cls = EXTRACTORS[family]
-    sink = CallAssembler(tools)
-    extractor = make_extractor(family, sink, tools)
-    cls._reads_whole = fast
-    try:
-        for _ in range(2):
-            extractor.feed(text)
-            extractor.close()
-    finally:
-        cls._reads_whole = True
-    sink.end()
-    return sink.events
-
-
 @pytest.mark.parametrize(("family", "call", "spacing"), _SPLIT_CASES)
 @pytest.mark.parametrize(
     "after", ["", "\n", " " * 70, "\nok", _PROSE, f"{_PROSE}<tool_ca", "<|eom", "<|eom_id|>\n<"]
@@ -407,7 +393,8 @@ def test_text_fed_whole_and_closed_twice_reports_what_the_requests_report_F15(
     right after a call, in whitespace, in prose or in what may become a marker; then
     the same again after close."""
     text = f"{_PROSE}{call}{spacing}{call}{after}"
-    assert _fed_twice(family, text, fast=True) == _fed_twice(family, text, fast=False)
+    twice = [text, None, text, None]  # content after the finish starts a fresh scan
+    assert _fed(family, twice, fast=True) == _fed(family, twice, fast=False)
 
 
 def test_text_fed_whole_is_read_without_starting_the_grammar() -> None:
