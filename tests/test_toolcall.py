@@ -70,6 +70,15 @@ def test_the_same_fields_and_signature() -> None:
     assert ToolCall.__match_args__ == tuple(FIELDS)
     assert dataclasses.is_dataclass(ToolCall)
     assert ToolCall.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    # still slots: no __dict__ for vars() to change, the reference's size, and a pickle
+    # made by the reference's class loads (the state is the slots')
+    assert ToolCall.__slots__ == Reference.__slots__ == tuple(FIELDS)
+    call = ToolCall("c1", "f", {"a": 1}, '{"a": 1}', "complete")
+    with pytest.raises(TypeError):
+        vars(call)
+    ref = Reference("c1", "f", {"a": 1}, '{"a": 1}', "complete")
+    assert sys.getsizeof(call) == sys.getsizeof(ref)
+    assert call.__getstate__() == ref.__getstate__()
 
 
 @given(_CALLS)
@@ -108,12 +117,17 @@ def test_replace(values: tuple[Any, ...], changes: tuple[Any, ...]) -> None:
 
 
 def test_frozen() -> None:
+    """As ``test_usage_frozen``: FrozenInstanceError for a field, for another name the
+    slots dataclass's own TypeError."""
     call = ToolCall("c1", "f", {"a": 1}, '{"a": 1}', "complete")
+    ref = Reference("c1", "f", {"a": 1}, '{"a": 1}', "complete")
     for name in (*FIELDS, "other"):
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            setattr(call, name, None)
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            delattr(call, name)
+        for action, args in ((setattr, (name, None)), (delattr, (name,))):
+            expected = raised(action, ref, *args)
+            assert expected is not None
+            assert raised(action, call, *args) is expected
+    for name in FIELDS:
+        assert raised(setattr, call, name, None) is dataclasses.FrozenInstanceError
     assert call == ToolCall("c1", "f", {"a": 1}, '{"a": 1}', "complete", (), (), None, None, 0)
 
 
