@@ -172,12 +172,16 @@ class ReasoningSignature:
     """Something the server wants back verbatim with its reasoning on the next turn,
     opaque: ``redacted``, an Anthropic ``redacted_thinking`` block's data;
     ``thought_signature``, a Gemini part's ``thoughtSignature``, with ``call_id`` the
-    call of that part (None: a text part). (An Anthropic thinking block's signature
-    comes as ``ReasoningDelta.signature``.)"""
+    id the call of that part was sent with and ``slot`` its slot (None: a text part).
+    A call's signature comes before its ``CallStarted`` when the two are read from one
+    message. Match it to its call by ``slot``: servers repeat ids, and a call may get
+    another id at its finish. (An Anthropic thinking block's signature comes as
+    ``ReasoningDelta.signature``.)"""
 
     kind: Literal["redacted", "thought_signature"]
     value: str
     call_id: str | None = None
+    slot: int | None = None
 
 
 @dataclass(slots=True)

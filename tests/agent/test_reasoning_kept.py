@@ -217,13 +217,14 @@ def gemini_compat_signed_calls() -> Script:
 
 
 def test_the_chat_decoder_reads_a_calls_gemini_signature() -> None:
-    from toolwire.events import ReasoningSignature
+    from toolwire.events import CallStarted, ReasoningSignature
     from toolwire.parser import StreamParser
 
     parser = StreamParser("openai-chat")
     events = [*parser.feed(b"".join(gemini_compat_signed_calls().chunks)), *parser.close()]
     signatures = [e for e in events if isinstance(e, ReasoningSignature)]
-    assert signatures == [ReasoningSignature("thought_signature", "sigA", "function-call-1")]
+    assert signatures == [ReasoningSignature("thought_signature", "sigA", "function-call-1", 0)]
+    assert isinstance(events[events.index(signatures[0]) + 1], CallStarted)  # before its call
 
 
 async def test_gemini_compat_gets_each_call_back_with_its_thought_signature() -> None:
@@ -239,3 +240,22 @@ async def test_gemini_compat_gets_each_call_back_with_its_thought_signature() ->
         turn = next(m for m in body["messages"] if m.get("tool_calls"))
         extra = [c.get("extra_content") for c in turn["tool_calls"]]
         assert extra == [{"google": {"thought_signature": "sigA"}}, None]
+
+
+async def test_calls_under_one_id_go_back_each_with_its_own_gemini_signature() -> None:
+    """A server that gives two calls one id: the history gives the second a fresh id,
+    and each call keeps its own signature (not the last one read under that id)."""
+    calls = [WireCall("dup", "add", '{"a":2,"b":3}'), WireCall("dup", "add", '{"a":1,"b":1}')]
+    script = Dialogue([gemini_compat_answer(calls, ["sigA", "sigB"]), Script(text_stream(["7."]))])
+    with ReplayServer({"m": script}) as up:
+        agent = Agent(client(up, "openai-chat"), ToolEngine([add]))
+        result = await agent.run("2 + 3, 1 + 1?")
+        body = up.requests[1].body
+    assert result.stop == "done"
+    turn = next(m for m in body["messages"] if m.get("tool_calls"))
+    sent = [(c["function"]["arguments"], c.get("extra_content")) for c in turn["tool_calls"]]
+    assert sent == [
+        ('{"a":2,"b":3}', {"google": {"thought_signature": "sigA"}}),
+        ('{"a":1,"b":1}', {"google": {"thought_signature": "sigB"}}),
+    ]
+    assert len({c["id"] for c in turn["tool_calls"]}) == 2

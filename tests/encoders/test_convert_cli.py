@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 import typer
 from corpus import real_captures, stream_cases
 from typer.testing import CliRunner
 
 from toolwire.cli.convert_cmd import convert
+from toolwire.encoders import StreamConverter
 from toolwire.parser import parse_stream
 
 app = typer.Typer()
@@ -129,3 +132,70 @@ def test_every_corpus_stream_converts_from_its_own_format() -> None:
         )
         assert result.exit_code == 0, (case["id"], result.stderr)
         assert result.stdout.startswith("event: message_start\n"), case["id"]
+
+
+def chat_sse(*deltas: dict[str, Any]) -> str:
+    chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+SIGNED = {"extra_content": {"google": {"thought_signature": "SIG_A"}}}
+HEADER = {"index": 0, "id": "c1", "type": "function", "function": {"name": "search"}}
+ARGUMENTS = {"index": 0, "function": {"arguments": '{"q":"a"}'}}
+
+
+def chat_calls(stdout: str) -> list[dict[str, Any]]:
+    """The calls' entries that carry an id or an extra_content, in order."""
+    entries = [
+        entry
+        for line in stdout.splitlines()
+        if line.startswith("data: {")
+        for choice in json.loads(line[6:])["choices"]
+        for entry in choice["delta"].get("tool_calls", [])
+    ]
+    return [e for e in entries if "id" in e or "extra_content" in e]
+
+
+@pytest.mark.parametrize("arguments", ["final", "stream"])
+def test_convert_chat_to_chat_keeps_a_gemini_signature_on_its_call(arguments: str) -> None:
+    """Gemini's OpenAI-compatible API puts a call's signature on its first entry: the
+    call's header carries it out, however arguments go, and nothing is noted."""
+    whole = {**HEADER, "function": {"name": "search", "arguments": '{"q":"a"}'}, **SIGNED}
+    wire = chat_sse({"role": "assistant", "tool_calls": [whole]})
+    args = ["--from", "openai-chat", "--to", "openai-chat", "--arguments", arguments, "-"]
+    result = runner.invoke(app, args, input=wire)
+    assert result.exit_code == 0, result.output
+    [call] = chat_calls(result.stdout)
+    assert (call["id"], call["extra_content"]) == ("c1", SIGNED["extra_content"])
+    assert "not expressible" not in result.stderr
+
+
+@pytest.mark.parametrize("arguments", ["final", "stream"])
+def test_a_signature_on_a_later_entry_of_its_call_goes_out_on_it_or_is_noted(
+    arguments: str,
+) -> None:
+    """A signature on a later entry of its call: read in one piece with the call's
+    header (the CLI reads its input whole) or with arguments final, it goes out on the
+    call; once a streamed header went out it cannot, and the note says so (not that the
+    call was not delivered)."""
+    wire = chat_sse({"tool_calls": [HEADER]}, {"tool_calls": [{**ARGUMENTS, **SIGNED}]})
+    args = ["--from", "openai-chat", "--to", "openai-chat", "--arguments", arguments, "-"]
+    whole = runner.invoke(app, args, input=wire)
+    [call] = chat_calls(whole.stdout)
+    assert call["extra_content"] == SIGNED["extra_content"]
+    assert "not expressible" not in whole.stderr
+    converter = StreamConverter("openai-chat", "openai-chat", arguments=arguments)
+    out = converter.start()
+    for message in wire.split("\n\n"):  # one SSE message at a time
+        out += converter.feed(message + "\n\n")
+    out += converter.close()
+    [call] = chat_calls("".join(out))
+    if arguments == "final":
+        assert call["extra_content"] == SIGNED["extra_content"]
+        assert converter.lossy == []
+    else:
+        assert "extra_content" not in call
+        assert converter.lossy == [
+            "a Gemini thought signature arrived after its call was sent; dropped"
+        ]

@@ -170,11 +170,11 @@ def test_anthropic_redacted_thinking_goes_out_whole_in_its_place() -> None:
 @pytest.mark.parametrize("whole", [False, True])
 @pytest.mark.parametrize("fmt", sorted(ENCODERS))
 def test_what_a_format_cannot_carry_back_is_noted(fmt: str, whole: bool) -> None:
-    """A redacted thinking block or a Gemini thought signature that a format has no
-    place for is dropped, and said to be: never silently."""
+    """A redacted thinking block or a Gemini thought signature (of a text part) that a
+    format has no place for is dropped, and said to be: never silently."""
     events: list[Event] = [
         ReasoningSignature("redacted", "EmwKAhgB"),
-        ReasoningSignature("thought_signature", "c2ln", "call_1"),
+        ReasoningSignature("thought_signature", "c2ln"),
         TextDelta("ok"),
         StreamFinished("stop"),
     ]
@@ -182,7 +182,7 @@ def test_what_a_format_cannot_carry_back_is_noted(fmt: str, whole: bool) -> None
     encoder.encode(events)
     redacted = "redacted thinking blocks were dropped (only Anthropic's format carries them)"
     assert (redacted in encoder.lossy) == (fmt != "anthropic")
-    assert any("Gemini thought signatures" in note for note in encoder.lossy)  # (no call)
+    assert any("Gemini thought signatures" in note for note in encoder.lossy)
 
 
 @pytest.mark.parametrize("whole", [False, True])
@@ -190,7 +190,7 @@ def test_a_chat_call_carries_its_gemini_signature_where_gemini_puts_it(whole: bo
     """Gemini's OpenAI-compatible API: ``extra_content.google.thought_signature`` on
     the call (the first of parallel calls has one)."""
     events: list[Event] = [
-        ReasoningSignature("thought_signature", "c2ln", "call_0"),
+        ReasoningSignature("thought_signature", "c2ln", "call_0", 0),
         CallFinished(call(0, {"city": "Oslo"})),
         CallFinished(call(1, {"city": "Rome"})),
         StreamFinished("tool_calls"),

@@ -178,6 +178,14 @@ SCRIPTS: dict[str, Script] = {
         ],
         "c2lnQQ==",
     ),
+    "gemini-compat-ids": gemini_compat_answer(
+        [
+            WireCall("dup", "get_weather", '{"city":"Oslo"}'),
+            WireCall("dup", "get_weather", '{"city":"Rome"}'),
+            WireCall("function-call-" + "7" * 60, "get_weather", '{"city":"Lima"}'),
+        ],
+        ["SIG_A", "SIG_B", "SIG_C"],
+    ),
     "slow-stream": Script(text_stream(["tick "] * 200), chunk_delay=0.05),
     "call-then-cut": Script(CALL_THEN_CUT),
     "drop-text": Script(PLAIN_TEXT, drop_after=2),
@@ -328,6 +336,39 @@ def test_anthropic_thinking_blocks_reach_the_client_and_go_back_unchanged(
     assert upstream.requests[-1].body["thinking"] == request["thinking"]
 
 
+def chat_client_calls(
+    client: openai.OpenAI, history: list[Any], request: dict[str, Any], stream: bool
+) -> list[dict[str, Any]]:
+    """The calls of the answer as a Chat client sends them back (``extra_content``
+    kept), read by the OpenAI SDK from the stream or the body."""
+    if not stream:
+        message = client.chat.completions.create(messages=history, **request).choices[0].message
+        return [c.model_dump(exclude_none=True) for c in message.tool_calls or []]
+    calls: dict[int, dict[str, Any]] = {}
+    for chunk in client.chat.completions.create(messages=history, stream=True, **request):
+        for delta in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
+            entry = calls.setdefault(delta.index, {"arguments": ""})
+            entry.update(delta.model_extra or {})  # extra_content
+            function = delta.function
+            assert function is not None
+            if delta.id:
+                entry["id"], entry["name"] = delta.id, function.name
+            entry["arguments"] += function.arguments or ""
+    return [
+        {
+            "id": c["id"],
+            "type": "function",
+            "function": {"name": c["name"], "arguments": c["arguments"]},
+            **({"extra_content": c["extra_content"]} if "extra_content" in c else {}),
+        }
+        for _, c in sorted(calls.items())
+    ]
+
+
+def signed(signature: str) -> dict[str, Any]:
+    return {"google": {"thought_signature": signature}}
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_gemini_signature_reaches_a_chat_client_and_goes_back_unchanged(
     gateway: GatewayServer, upstream: ScriptedUpstream, stream: bool
@@ -335,40 +376,10 @@ def test_a_gemini_signature_reaches_a_chat_client_and_goes_back_unchanged(
     """Gemini 3 refuses a call sent back without its thought signature: a Chat client
     gets it where Gemini's OpenAI-compatible API puts it, and sends it back there."""
     client = openai.OpenAI(base_url=gateway.url + "/v1", api_key=KEY, max_retries=0)
-    request: dict[str, Any] = {
-        "model": "gemini-compat",
-        "tools": [
-            {"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_SCHEMA}}
-        ],
-    }
+    request: dict[str, Any] = {"model": "gemini-compat", "tools": chat("")["tools"]}
     history: list[Any] = [{"role": "user", "content": "weather?"}]
-    if stream:
-        calls: dict[int, dict[str, Any]] = {}
-        for chunk in client.chat.completions.create(messages=history, stream=True, **request):
-            for delta in (chunk.choices[0].delta.tool_calls or []) if chunk.choices else []:
-                entry = calls.setdefault(delta.index, {"arguments": ""})
-                entry.update(delta.model_extra or {})  # extra_content
-                function = delta.function
-                assert function is not None
-                if delta.id:
-                    entry["id"], entry["name"] = delta.id, function.name
-                entry["arguments"] += function.arguments or ""
-        sent = [
-            {
-                "id": c["id"],
-                "type": "function",
-                "function": {"name": c["name"], "arguments": c["arguments"]},
-                **({"extra_content": c["extra_content"]} if "extra_content" in c else {}),
-            }
-            for _, c in sorted(calls.items())
-        ]
-    else:
-        message = client.chat.completions.create(messages=history, **request).choices[0].message
-        sent = [c.model_dump(exclude_none=True) for c in message.tool_calls or []]
-    assert [c.get("extra_content") for c in sent] == [
-        {"google": {"thought_signature": "c2lnQQ=="}},
-        None,
-    ]
+    sent = chat_client_calls(client, history, request, stream)
+    assert [c.get("extra_content") for c in sent] == [signed("c2lnQQ=="), None]
     history += [
         {"role": "assistant", "content": None, "tool_calls": sent},
         *({"role": "tool", "tool_call_id": c["id"], "content": "rain"} for c in sent),
@@ -376,8 +387,49 @@ def test_a_gemini_signature_reaches_a_chat_client_and_goes_back_unchanged(
     client.chat.completions.create(messages=history, **request)
     back = upstream.requests[-1].body["messages"][1]["tool_calls"]
     assert [c["id"] for c in back] == ["function-call-1", "function-call-2"]
-    assert back[0]["extra_content"] == {"google": {"thought_signature": "c2lnQQ=="}}
+    assert back[0]["extra_content"] == signed("c2lnQQ==")
     assert "extra_content" not in back[1]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_each_gemini_signature_goes_with_its_own_call_whatever_id_the_call_gets(
+    gateway: GatewayServer, upstream: ScriptedUpstream, sink: MemorySink, stream: bool
+) -> None:
+    """Two calls under one upstream id and one whose id is too long for a client id:
+    each call gets an id of its own and keeps its own signature (none goes out on
+    another call, none is lost), and nothing is noted as dropped."""
+    client = openai.OpenAI(base_url=gateway.url + "/v1", api_key=KEY, max_retries=0)
+    request: dict[str, Any] = {"model": "gemini-compat-ids", "tools": chat("")["tools"]}
+    history: list[Any] = [{"role": "user", "content": "weather?"}]
+    before = len(sink.records)
+    sent = chat_client_calls(client, history, request, stream)
+    assert [json.loads(c["function"]["arguments"])["city"] for c in sent] == [
+        "Oslo",
+        "Rome",
+        "Lima",
+    ]
+    assert len({c["id"] for c in sent}) == 3
+    assert [c.get("extra_content") for c in sent] == [
+        signed("SIG_A"),
+        signed("SIG_B"),
+        signed("SIG_C"),
+    ]
+    deadline = time.monotonic() + 2
+    while len(sink.records) < before + 3:
+        assert time.monotonic() < deadline, "no audit records"
+        time.sleep(0.01)
+    assert [r.extra.get("notes") for r in sink.records[before:]] == [None] * 3
+    history += [
+        {"role": "assistant", "content": None, "tool_calls": sent},
+        *({"role": "tool", "tool_call_id": c["id"], "content": "rain"} for c in sent),
+    ]
+    client.chat.completions.create(messages=history, **request)
+    back = upstream.requests[-1].body["messages"][1]["tool_calls"]
+    assert [c.get("extra_content") for c in back] == [
+        signed("SIG_A"),
+        signed("SIG_B"),
+        signed("SIG_C"),
+    ]
 
 
 def test_thinking_without_a_signature_says_so() -> None:

@@ -467,7 +467,7 @@ class _Answer:
         self.calls: list[ToolCall] = []
         self.reasoning: list[str] = []  # reasoning text not (yet) in a signed block
         self.thinking_blocks: list[dict[str, Any]] = []  # Anthropic's, whole
-        self.signatures: dict[str, str] = {}  # Gemini's, by the parser's call id
+        self.signatures: dict[int, str] = {}  # Gemini's, by the call's slot
         self.finish_reason: FinishReason | None = None
         self.usage: Usage | None = None
         self.error: str | None = None
@@ -481,7 +481,7 @@ class _Answer:
         (``calls``, in the order of ``self.calls``)."""
         signatures = None
         if self.signatures:
-            signatures = [self.signatures.get(c.id or "") for c in self.calls]
+            signatures = [self.signatures.get(c.slot) for c in self.calls]
         return assistant_message(
             self.text,
             calls,
@@ -501,8 +501,8 @@ class _Answer:
     def _sign(self, event: ReasoningSignature) -> None:
         if event.kind == "redacted":
             self.thinking_blocks.append({"type": "redacted_thinking", "data": event.value})
-        elif event.call_id is not None:  # a Gemini signature on a text part is not kept
-            self.signatures[event.call_id] = event.value
+        elif event.slot is not None:  # a Gemini signature on a text part is not kept
+            self.signatures[event.slot] = event.value  # by slot: servers repeat ids
 
     def due(self, emitter: TextEmitter, thinking: TextEmitter, turn: int) -> list[AgentEvent]:
         """What the emitters held that is due by now (the reader waited for it)."""

@@ -230,9 +230,31 @@ class CallAssembler:
         kind: Literal["redacted", "thought_signature"],
         value: str,
         call_id: str | None = None,
+        index: int | None = None,
     ) -> None:
-        if value:
+        """``call_id`` / ``index``: the call whose fragment was just given with that
+        index (else that id) carries the signature (neither: a text part's)."""
+        if not value:
+            return
+        slot = None
+        if index is not None:
+            slot = self._by_index.get(index)
+        elif call_id is not None:
+            slot = self._by_id.get(call_id)  # the last call given that id
+        if slot is None:
             self.events.append(ReasoningSignature(kind, value, call_id))
+            return
+        event = ReasoningSignature(kind, value, call_id, slot.number)
+        # before the call's CallStarted when that is among the events not yet taken
+        # (only the call's own events after it): a streaming encoder writes the
+        # signature on the call's header, which goes out with CallStarted
+        events, at = self.events, len(self.events)
+        while at and _of_slot(events[at - 1], slot.number):
+            at -= 1
+            if isinstance(events[at], CallStarted):
+                events.insert(at, event)
+                return
+        events.append(event)
 
     def error(self, message: str, raw: str = "") -> None:
         if self.invalid_utf8 is not None:
@@ -755,3 +777,10 @@ class CallAssembler:
 
 def _as_invalid(call: ToolCall) -> ToolCall:
     return call if call.status == "truncated" else replace(call, status="invalid")
+
+
+def _of_slot(event: Event, number: int) -> bool:
+    """``event`` is one of the call events of slot ``number``."""
+    if isinstance(event, CallFinished):
+        return event.call.slot == number
+    return isinstance(event, CallStarted | ArgumentsDelta) and event.slot == number

@@ -55,6 +55,7 @@ from toolwire.jsontext import dumps
 
 ArgumentsMode = Literal["final", "stream"]
 _NO_REDACTED = "redacted thinking blocks were dropped (only Anthropic's format carries them)"
+LATE_SIGNATURE = "a Gemini thought signature arrived after its call was sent; dropped"
 
 
 def arguments_text(call: ToolCall) -> str:
@@ -106,6 +107,9 @@ class StreamEncoder(ABC):
         self._open_call: int | None = None  # slot of a streamed call whose block is open
         self._queue: list[Event] = []
         self._last_error: str | None = None
+        # Gemini thought signatures of calls not out yet, by slot (formats that carry
+        # them write each on its call)
+        self._signatures: dict[int, str] = {}
 
     # -- public API -------------------------------------------------------------------
 
@@ -304,6 +308,12 @@ class StreamEncoder(ABC):
         else:
             self.note("Gemini thought signatures were dropped (this format has no place for them)")
         return []
+
+    def _unsigned(self) -> None:
+        """Signatures whose calls did not go out (held back, left out) were dropped
+        with them: say so."""
+        if self._signatures:
+            self.note("Gemini thought signatures of calls not delivered were dropped")
 
     def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:
         raise NotImplementedError  # pragma: no cover - formats that stream arguments

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolwire.encoders.base import StreamEncoder, arguments_text, sse, usage_or_empty
+from toolwire.encoders.base import (
+    LATE_SIGNATURE,
+    StreamEncoder,
+    arguments_text,
+    sse,
+    usage_or_empty,
+)
 from toolwire.encoders.body import WholeBodyEncoder
 from toolwire.events import ReasoningSignature, StreamFinished, ToolCall, Usage
 from toolwire.jsontext import dumps
@@ -62,7 +68,6 @@ class OpenAIChatEncoder(StreamEncoder):
         self.reasoning_field = reasoning_field  # de-facto field; vLLM also reads "reasoning"
         self._indexes: dict[int, int] = {}  # slot → tool_calls index (0, 1, … in order)
         self._text_ends: tuple[str, str] | None = None  # a text chunk around its string
-        self._signatures: dict[str, str] = {}  # Gemini's, by call id
 
     @property
     def chunk_id(self) -> str:
@@ -99,22 +104,20 @@ class OpenAIChatEncoder(StreamEncoder):
         return [self._chunk({self.reasoning_field: text})]
 
     def _opaque(self, event: ReasoningSignature) -> list[str]:
-        if event.kind == "thought_signature" and event.call_id is not None:
-            self._signatures[event.call_id] = event.value  # it goes out on its call
-            return []
-        return super()._opaque(event)
+        if event.kind != "thought_signature" or event.slot is None:
+            return super()._opaque(event)
+        if event.slot in self._indexes:  # its call's header went out already
+            self.note(LATE_SIGNATURE)
+        else:
+            self._signatures[event.slot] = event.value  # it goes out on its call
+        return []
 
-    def _signed(self, call: dict[str, Any]) -> dict[str, Any]:
+    def _signed(self, call: dict[str, Any], slot: int) -> dict[str, Any]:
         """A call entry with its Gemini thought signature, if it has one."""
-        signature = self._signatures.pop(call["id"], None)
+        signature = self._signatures.pop(slot, None)
         if signature is not None:
             call["extra_content"] = {"google": {"thought_signature": signature}}
         return call
-
-    def _unsigned(self) -> None:
-        """Signatures whose calls did not go out (held back) were dropped: say so."""
-        if self._signatures:
-            self.note("Gemini thought signatures of calls not delivered were dropped")
 
     def _call_start(self, slot: int, call_id: str | None, name: str) -> list[str]:
         index = self._indexes.setdefault(slot, len(self._indexes))
@@ -124,7 +127,7 @@ class OpenAIChatEncoder(StreamEncoder):
             "type": "function",
             "function": {"name": name, "arguments": ""},
         }
-        return [self._chunk({"tool_calls": [self._signed(header)]})]
+        return [self._chunk({"tool_calls": [self._signed(header, slot)]})]
 
     def _call_args(self, slot: int, text: str) -> list[str]:
         index = self._indexes.setdefault(slot, len(self._indexes))
@@ -177,7 +180,8 @@ class OpenAIChatBodyEncoder(WholeBodyEncoder, OpenAIChatEncoder):
                     "id": self.call_id(call.id, call.slot, "call_"),
                     "type": "function",
                     "function": {"name": call.name, "arguments": arguments_text(call)},
-                }
+                },
+                call.slot,
             )
             for call in self.calls()
         ]

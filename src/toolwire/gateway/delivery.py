@@ -13,9 +13,9 @@
 - Names shortened for the upstream are restored before anything else.
 - Call ids become the client's shape (``callids``): ``toolu_…`` for Anthropic
   clients, ``call_…`` for OpenAI ones, unique within the answer; the upstream's id
-  travels inside and is restored when the results come back. A Gemini thought
-  signature names its call by the id the call will get, for the encoder to put it on
-  the call.
+  travels inside and is restored when the results come back. (A Gemini thought
+  signature names its call by slot, which the encoder matches whatever id the call
+  gets.)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from toolwire.audit.record import ExecutionRecord, Status
 from toolwire.audit.redact import redact_arguments, redact_arguments_text, redact_text
 from toolwire.cutoff import deliverable
-from toolwire.events import CallFinished, Event, ReasoningSignature, ToolCall
+from toolwire.events import CallFinished, Event, ToolCall
 from toolwire.gateway.callids import client_call_id, fresh_call_id
 from toolwire.gateway.errors import Front
 from toolwire.jsontext import dumps
@@ -81,11 +81,6 @@ class CallDelivery:
         if self.names is not None:
             event = self.names.restore(event)
         if not isinstance(event, CallFinished):
-            if type(event) is ReasoningSignature and event.call_id and self.front is not None:
-                # the id its call gets below, when that one is not taken already
-                found = client_call_id(event.call_id, self.front, self.salt)
-                if found is not None and found not in self._ids:
-                    return ReasoningSignature(event.kind, event.value, found)
             return event
         call = event.call
         upstream_id = call.id

@@ -18,7 +18,7 @@ from typing import Any
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
-from toolwire.providers.base import JsonStreamDecoder, stable_call_id, token_count
+from toolwire.providers.base import JsonStreamDecoder, token_count
 from toolwire.sse import SSEDecoder
 
 # finishReason values that end a turn because of content policy; the assembler's
@@ -144,24 +144,19 @@ class GeminiDecoder(JsonStreamDecoder):
             else:
                 self.text(text)
         call = part.get("functionCall")
-        signature = part.get("thoughtSignature")  # Gemini 3 refuses a call back without it
-        if not isinstance(signature, str):
-            signature = None
+        call_id = None
         if isinstance(call, dict):
-            if self.on_function_call(call, raw, signature) is not None:
-                return  # the signature went with its call
+            call_id = self.on_function_call(call, raw)
         elif call is not None:
             path = f"candidates[0].content.parts[{i}].functionCall"
             self.wrong_type(path, call, "an object", raw)
-        if signature is not None:  # of a text part (or of a call not read)
-            self.sink.signature("thought_signature", signature, None)
+        signature = part.get("thoughtSignature")
+        if isinstance(signature, str):  # Gemini 3 refuses a call sent back without it
+            # (of a text part, or a call not read, when call_id is None; a call's goes
+            # on the call the id was just given to, before its CallStarted)
+            self.sink.signature("thought_signature", signature, call_id)
 
-    def on_function_call(
-        self, call: dict[str, Any], raw: str, signature: str | None = None
-    ) -> str | None:
-        """The call, read whole; its id (None: it was not read). Its ``signature`` is
-        said first, under the id ``whole_call`` gives the call: a gateway writes it on
-        the call as the call goes out, so it must come before the call ends."""
+    def on_function_call(self, call: dict[str, Any], raw: str) -> str | None:
         sink = self.sink
         if "partialArgs" in call or call.get("willContinue"):
             # Vertex's streamed arguments (jsonPath fragments) are not read yet: say so
@@ -170,8 +165,6 @@ class GeminiDecoder(JsonStreamDecoder):
                 "Gemini streamed function-call arguments (partialArgs) are not supported", raw
             )
             return None
-        sent, seed = call.get("id"), self._response_id or "gemini"
-        if signature is not None:
-            call_id = sent if isinstance(sent, str) and sent else stable_call_id(seed, self._calls)
-            sink.signature("thought_signature", signature, call_id)
-        return self.whole_call(sent, call.get("name"), call.get("args"), seed)
+        return self.whole_call(
+            call.get("id"), call.get("name"), call.get("args"), self._response_id or "gemini"
+        )

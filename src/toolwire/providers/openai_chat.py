@@ -156,7 +156,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 return False
             sink.tool(index, call_id, name, args)
             if "extra_content" in call:  # Gemini's, as ``on_delta`` reads it
-                self._thought_signature(call["extra_content"], call_id)
+                self._thought_signature(call["extra_content"], call_id, index)
             return True
         if "content" in delta:
             key = "content"
@@ -341,7 +341,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                     fn.get("arguments"),
                 )
                 if "extra_content" in tc:  # Gemini's, in a call's first entry (as in ``_lone``)
-                    self._thought_signature(tc["extra_content"], call_id)
+                    self._thought_signature(tc["extra_content"], call_id, index)
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
             if not isinstance(tool_calls, list) or not tool_calls:
@@ -353,7 +353,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                     dumps(legacy),
                 )
 
-    def _thought_signature(self, extra: Any, call_id: Any) -> None:
+    def _thought_signature(self, extra: Any, call_id: Any, index: Any) -> None:
         """A call's Gemini thought signature, where Gemini's OpenAI-compatible API puts
         it (``extra_content.google.thought_signature``, in the entry that gives the
         call's id): Gemini 3 refuses the call sent back without it."""
@@ -361,7 +361,8 @@ class OpenAIChatDecoder(SSEWireDecoder):
         signature = google.get("thought_signature") if isinstance(google, dict) else None
         if isinstance(signature, str):
             call_id = call_id if isinstance(call_id, str) else None
-            self.sink.signature("thought_signature", signature, call_id)
+            index = index if isinstance(index, int) else None
+            self.sink.signature("thought_signature", signature, call_id, index)
 
 
 _ARGUMENT_TYPES = (str, dict, type(None))  # F10: an object for arguments

@@ -60,10 +60,14 @@ def chat_answer(
     return Script([*chunks, chat_chunk({}, finish), usage_chunk(*usage), DONE])
 
 
-def gemini_compat_answer(calls: Sequence[WireCall], signature: str) -> Script:
+def gemini_compat_answer(
+    calls: Sequence[WireCall], signature: str | Sequence[str | None]
+) -> Script:
     """Gemini's OpenAI-compatible API (``/v1beta/openai/chat/completions``): the calls
-    whole in one chunk with the finish, the thought signature on the first, in
+    whole in one chunk with the finish, the thought signature on the first (or, given
+    one per call, each its own; None: none), in
     ``extra_content.google.thought_signature``."""
+    signatures = [signature] if isinstance(signature, str) else list(signature)
     entries: list[dict[str, Any]] = []
     for index, call in enumerate(calls):
         entry: dict[str, Any] = {
@@ -72,8 +76,9 @@ def gemini_compat_answer(calls: Sequence[WireCall], signature: str) -> Script:
             "index": index,
             "type": "function",
         }
-        if index == 0:
-            entry = {"extra_content": {"google": {"thought_signature": signature}}, **entry}
+        own = signatures[index] if index < len(signatures) else None
+        if own is not None:
+            entry = {"extra_content": {"google": {"thought_signature": own}}, **entry}
         entries.append(entry)
     delta = {"role": "assistant", "tool_calls": entries}
     return Script([chat_chunk(delta, "tool_calls"), DONE])
