@@ -199,3 +199,26 @@ def test_a_signature_on_a_later_entry_of_its_call_goes_out_on_it_or_is_noted(
         assert converter.lossy == [
             "a Gemini thought signature arrived after its call was sent; dropped"
         ]
+
+
+def test_convert_gemini_to_gemini_keeps_a_calls_thought_signature() -> None:
+    part = {"functionCall": {"name": "search", "args": {"q": "a"}}, "thoughtSignature": "SIG_G"}
+    chunk = {
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP"}]
+    }
+    result = runner.invoke(
+        app, ["--from", "gemini", "--to", "gemini", "-"], input=f"data: {json.dumps(chunk)}\n\n"
+    )
+    assert result.exit_code == 0, result.output
+    parts = [
+        p
+        for line in result.stdout.splitlines()
+        if line.startswith("data: {")
+        for c in json.loads(line[6:])["candidates"]
+        for p in c["content"]["parts"]
+        if "functionCall" in p
+    ]
+    assert [(p["functionCall"]["args"], p.get("thoughtSignature")) for p in parts] == [
+        ({"q": "a"}, "SIG_G")
+    ]
+    assert "not expressible" not in result.stderr

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from toolwire.encoders import ENCODERS, encode_events, make_encoder
+from toolwire.encoders.base import LATE_SIGNATURE
 from toolwire.events import (
     ArgumentsDelta,
     CallFinished,
@@ -182,7 +183,8 @@ def test_what_a_format_cannot_carry_back_is_noted(fmt: str, whole: bool) -> None
     encoder.encode(events)
     redacted = "redacted thinking blocks were dropped (only Anthropic's format carries them)"
     assert (redacted in encoder.lossy) == (fmt != "anthropic")
-    assert any("Gemini thought signatures" in note for note in encoder.lossy)
+    dropped = any("Gemini thought signatures" in note for note in encoder.lossy)
+    assert dropped == (fmt != "gemini")
 
 
 @pytest.mark.parametrize("whole", [False, True])
@@ -206,6 +208,41 @@ def test_a_chat_call_carries_its_gemini_signature_where_gemini_puts_it(whole: bo
     extra = [c.get("extra_content") for c in calls]
     assert extra == [{"google": {"thought_signature": "c2ln"}}, None]
     assert encoder.lossy == []
+
+
+@pytest.mark.parametrize("whole", [False, True])
+def test_gemini_thought_signatures_go_back_where_gemini_puts_them(whole: bool) -> None:
+    """A call's on its functionCall part, a text part's on a part of its own; the
+    signature of a call held back goes with it, and that is noted, as is one that came
+    after its call was streamed out."""
+    events: list[Event] = [
+        TextDelta("ok"),
+        ReasoningSignature("thought_signature", "txt"),
+        ReasoningSignature("thought_signature", "sig1", "same", 1),
+        ReasoningSignature("thought_signature", "sig0", "same", 0),
+        CallFinished(call(0, {"city": "Oslo"}, id="same")),
+        CallFinished(call(1, {"city": "Rome"}, id="same")),
+        ReasoningSignature("thought_signature", "sig2", None, 2),
+        CallFinished(call(2, None, "truncated")),
+        StreamFinished("tool_calls"),
+    ]
+    if not whole:
+        events.insert(-1, ReasoningSignature("thought_signature", "late", None, 0))
+    encoder = make_encoder("gemini", whole=whole)
+    out = "".join(encoder.encode(events))
+    chunks = [json.loads(out)] if whole else [m[1] for m in sse_messages(out)]
+    parts = [p for c in chunks for p in c["candidates"][0]["content"]["parts"] if p != {"text": ""}]
+    assert [
+        (p.get("text"), p.get("functionCall", {}).get("args"), p["thoughtSignature"])
+        for p in parts
+        if "thoughtSignature" in p
+    ] == [
+        ("", None, "txt"),
+        (None, {"city": "Oslo"}, "sig0"),
+        (None, {"city": "Rome"}, "sig1"),
+    ]
+    assert "Gemini thought signatures of calls not delivered were dropped" in encoder.lossy
+    assert (LATE_SIGNATURE in encoder.lossy) == (not whole)
 
 
 def test_anthropic_streamed_truncated_call_keeps_its_block_open() -> None:

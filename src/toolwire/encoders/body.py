@@ -20,13 +20,14 @@ from toolwire.encoders.base import StreamEncoder
 from toolwire.events import StreamFinished, ToolCall
 from toolwire.jsontext import dumps
 
-PartKind = Literal["text", "reasoning", "call", "redacted"]
+PartKind = Literal["text", "reasoning", "call", "redacted", "signature"]
 
 
 @dataclass(slots=True)
 class Part:
-    """One piece of the turn, in order: text, reasoning (its deltas), a call, or an
-    Anthropic ``redacted_thinking`` block (its data, in ``texts``)."""
+    """One piece of the turn, in order: text, reasoning (its deltas), a call, an
+    Anthropic ``redacted_thinking`` block or a Gemini text part's thought signature
+    (its data, in ``texts``)."""
 
     kind: PartKind
     texts: list[str] = field(default_factory=list)

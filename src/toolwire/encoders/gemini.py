@@ -4,7 +4,9 @@ Server-Sent Events (``alt=sse``, the default) or the JSON-array framing
 (``array=True``). Text and thoughts (``"thought": true``) go out as they arrive; each
 function call goes out whole, its arguments as an object, with its id. The last
 chunk has the ``finishReason`` and ``usageMetadata``. Gemini has no "tool calls"
-finish reason: calls end with ``STOP``.
+finish reason: calls end with ``STOP``. A Gemini upstream's thought signatures go back
+where Gemini puts them: a call's on its ``functionCall`` part, a text part's on a part
+of its own (``{"text": "", "thoughtSignature": …}``, as Gemini streams them).
 
 Not expressible, hence left out and recorded in ``lossy``: a truncated call or one
 whose arguments could not be read (Gemini arguments are objects; sending ``{}``
@@ -18,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from toolwire.encoders.base import StreamEncoder, sse, usage_or_empty
-from toolwire.encoders.body import WholeBodyEncoder
-from toolwire.events import StreamFinished, ToolCall, Usage
+from toolwire.encoders.base import LATE_SIGNATURE, StreamEncoder, sse, usage_or_empty
+from toolwire.encoders.body import Part, WholeBodyEncoder
+from toolwire.events import ReasoningSignature, StreamFinished, ToolCall, Usage
 from toolwire.jsontext import dumps
 
 _REASONS = {
@@ -31,11 +33,17 @@ _REASONS = {
 }
 
 
-def function_call_part(call: ToolCall) -> dict[str, Any]:
+def function_call_part(call: ToolCall, signature: str | None = None) -> dict[str, Any]:
     fn: dict[str, Any] = {"name": call.name, "args": call.arguments}
     if call.id:
         fn["id"] = call.id
-    return {"functionCall": fn}
+    if signature is None:
+        return {"functionCall": fn}
+    return {"functionCall": fn, "thoughtSignature": signature}
+
+
+def _signature_part(signature: str) -> dict[str, Any]:
+    return {"text": "", "thoughtSignature": signature}
 
 
 def gemini_error(message: str) -> dict[str, Any]:
@@ -77,6 +85,7 @@ class GeminiEncoder(StreamEncoder):
             self.media_type = "application/json"
         self._chunks = 0
         self._call_count = 0
+        self._sent: set[int] = set()  # slots of the calls streamed out
 
     def _emit(self, chunk: dict[str, Any]) -> str:
         chunk.setdefault("modelVersion", self.model)
@@ -105,10 +114,23 @@ class GeminiEncoder(StreamEncoder):
     def _reasoning(self, text: str) -> list[str]:
         return [self._parts([{"text": text, "thought": True}])]
 
+    def _opaque(self, event: ReasoningSignature) -> list[str]:
+        if event.kind != "thought_signature":
+            return super()._opaque(event)
+        if event.slot is None:  # a text part's
+            return [self._parts([_signature_part(event.value)])]
+        if event.slot in self._sent:
+            self.note(LATE_SIGNATURE)
+        else:
+            self._signatures[event.slot] = event.value  # it goes out on its call
+        return []
+
     def _whole_call(self, call: ToolCall) -> list[str]:
-        return [self._parts([function_call_part(call)])]
+        self._sent.add(call.slot)
+        return [self._parts([function_call_part(call, self._signatures.pop(call.slot, None))])]
 
     def _finish(self, finished: StreamFinished) -> list[str]:
+        self._unsigned()
         meta = usage_metadata(usage_or_empty(finished.usage))
         chunk: dict[str, Any] = {
             "candidates": [
@@ -138,15 +160,25 @@ class GeminiBodyEncoder(WholeBodyEncoder, GeminiEncoder):
     (thoughts marked ``thought``, each function call whole), its finish reason and
     ``usageMetadata``."""
 
+    def _opaque(self, event: ReasoningSignature) -> list[str]:
+        if event.kind == "thought_signature" and event.slot is None:
+            self.parts.append(Part("signature", [event.value]))  # a text part's
+            return []
+        return super()._opaque(event)
+
     def _body(self, finished: StreamFinished) -> dict[str, Any]:
         parts: list[dict[str, Any]] = []
         for part in self.parts:
             if part.call is not None:
-                parts.append(function_call_part(part.call))
+                signature = self._signatures.pop(part.call.slot, None)
+                parts.append(function_call_part(part.call, signature))
+            elif part.kind == "signature":
+                parts.append(_signature_part(part.text))
             elif part.kind == "text":
                 parts.append({"text": part.text})
             else:
                 parts.append({"text": part.text, "thought": True})
+        self._unsigned()
         candidate = {
             "content": {"parts": parts, "role": "model"},
             "finishReason": self.wire_reason(finished, _REASONS),
