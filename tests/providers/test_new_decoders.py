@@ -307,6 +307,37 @@ def test_gemini_keeps_a_sent_id_and_reads_finish_reasons() -> None:
         assert parse_stream(json.dumps([chunk]), "gemini").finish_reason == expected
 
 
+@pytest.mark.parametrize("together", [True, False])
+def test_gemini_two_whole_calls_under_one_id_stay_two_calls_F3(together: bool) -> None:
+    # each functionCall part is a whole call: a second one under the id of the first
+    # (a server that reuses ids) is a second call, never appended to the first
+    parts = [
+        {"functionCall": {"id": "fc-1", "name": "get_weather", "args": {"city": "Bern"}}},
+        {"functionCall": {"id": "fc-1", "name": "get_weather", "args": {"city": "Chur"}}},
+    ]
+    groups = [parts] if together else [parts[:1], parts[1:]]
+    stream = "".join(
+        "data: "
+        + json.dumps({"candidates": [{"content": {"parts": group, "role": "model"}}]})
+        + "\n\n"
+        for group in groups
+    )
+    result = parse_stream(stream, "gemini", [WEATHER])
+    assert [(c.name, c.arguments, c.status) for c in result.calls] == [
+        ("get_weather", {"city": "Bern"}, "complete"),
+        ("get_weather", {"city": "Chur"}, "complete"),
+    ]
+
+
+def test_ollama_two_whole_calls_under_one_id_stay_two_calls_F3() -> None:
+    stream = ollama_stream(ids=True).replace('"call_1"', '"call_0"')
+    result = parse_stream(stream, "ollama", [WEATHER])
+    assert [(c.name, c.arguments, c.status) for c in result.calls] == [
+        ("get_weather", {"city": "Toronto"}, "complete"),
+        ("get_weather", {"city": "Lyon"}, "complete"),
+    ]
+
+
 def test_gemini_errors_are_reported_not_raised() -> None:
     error = json.dumps(
         [{"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}}]

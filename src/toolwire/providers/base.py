@@ -508,11 +508,14 @@ class JsonStreamDecoder(WireDecoder):
         self._calls += 1
         if args is None:
             args = {}
+        # ``delimited``: the call is whole, so a later call under the same id (a
+        # server that reuses ids) is a call of its own, never appended to this one
         self.sink.tool(
             None,
             call_id,
             name if isinstance(name, str) else None,
             args if isinstance(args, dict | list | str) else dumps(args),
+            delimited=True,
         )
         self.sink.close_call(id=call_id)
         return call_id
