@@ -257,7 +257,8 @@ class CallAssembler:
         if raw:
             self._raw_finish = str(raw)
             self._finish = reason
-        self._finish_open(reason == "length")
+        if self._calls_made != len(self._slots):  # some call is still open
+            self._finish_open(reason == "length")
 
     def tool(
         self,
@@ -457,7 +458,8 @@ class CallAssembler:
             return
         self._ended = True
         reason = self._finish
-        self._finish_open(reason == "length" or dropped)
+        if self._calls_made != len(self._slots):  # some call is still open
+            self._finish_open(reason == "length" or dropped)
         if reason is None:
             reason = "error" if dropped else "stop"
             if dropped:
@@ -699,8 +701,9 @@ class CallAssembler:
         return scan
 
     def _finish_open(self, last_cut: bool) -> None:
-        if self._calls_made == len(self._slots):
-            return  # every slot is finished (each finished slot is one call made)
+        # callers check first that a slot is open (each finished slot is one call
+        # made): most streams finish every call before the end, and a call saved
+        # twice a stream is ~0.5 K instructions (callgrind, bench_short_streams)
         open_slots = [s for s in self._slots if not s.finished]
         for i, slot in enumerate(open_slots):
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)
