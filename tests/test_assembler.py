@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire.assemble import CallAssembler, JsonScanner
+from toolwire.assemble import CallAssembler, JsonScanner, normalize_finish_reason
 from toolwire.events import (
     ArgumentsDelta,
     CallFinished,
@@ -156,6 +156,43 @@ def test_length_truncates_the_last_open_call_F1() -> None:
     assert [c.status for c in r.calls] == ["complete", "truncated"]
     assert r.calls[1].arguments is None
     assert r.finish_reason == "length"
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ("end_turn", "stop"),
+        ("END_TURN", "stop"),
+        ("Tool_Use", "tool_calls"),
+        ("MAX_TOKENS", "length"),
+        ("Content_Filter", "content_filter"),
+        ("something_new", "stop"),
+        ("", "stop"),
+        (None, None),
+        (7, "stop"),
+    ],
+)
+def test_finish_reasons_map_whatever_their_case(raw: object, reason: str | None) -> None:
+    assert normalize_finish_reason(raw) == reason
+
+
+def test_an_upper_case_length_still_truncates_and_keeps_the_raw_reason_F1() -> None:
+    asm = CallAssembler([READ])
+    asm.tool(0, "a", "read_file", '{"path": "y')
+    asm.set_finish_reason("MAX_TOKENS")
+    asm.end()
+    events = asm.drain()
+    r = StreamResult.collect(events)
+    assert [c.status for c in r.calls] == ["truncated"]
+    assert events[-1] == StreamFinished("length", None, "MAX_TOKENS")
+
+
+def test_an_empty_finish_reason_after_a_real_one_does_not_replace_it() -> None:
+    asm = CallAssembler([READ])
+    asm.set_finish_reason("length")
+    asm.set_finish_reason("")
+    asm.end()
+    assert asm.drain()[-1] == StreamFinished("length", None, "length")
 
 
 def test_dropped_connection_truncates_and_reports_an_error_F1() -> None:

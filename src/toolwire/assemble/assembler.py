@@ -102,6 +102,12 @@ def normalize_finish_reason(raw: object) -> FinishReason | None:
     """Map a provider's stop reason onto the canonical set (unknown → stop)."""
     if raw is None:
         return None
+    # providers send the table's lowercase spelling: look it up as sent first and
+    # lowercase only on a miss (~1 K instructions a stream saved, callgrind)
+    if type(raw) is str:
+        reason = _FINISH_REASONS.get(raw)
+        if reason is not None:
+            return reason
     return _FINISH_REASONS.get(str(raw).lower(), "stop")
 
 
@@ -197,6 +203,7 @@ class CallAssembler:
         self._by_index: dict[int, _Slot] = {}
         self._open: _Slot | None = None  # most recent slot, for fragments without index
         self._raw_finish: str | None = None
+        self._finish: FinishReason | None = None  # _raw_finish normalized, once
         self._usage: Usage | None = None
         self._ended = False
         # called before a finish reason closes open calls: a text extractor in front of
@@ -268,9 +275,12 @@ class CallAssembler:
         """The provider ended the turn: finish every open call now."""
         if self.before_finish is not None:
             self.before_finish()
+        reason = normalize_finish_reason(raw)
         if raw:
             self._raw_finish = str(raw)
-        self._finish_open(normalize_finish_reason(raw) == "length")
+            self._finish = reason
+        if self._calls_made != len(self._slots):  # some call is still open
+            self._finish_open(reason == "length")
 
     def tool(
         self,
@@ -469,8 +479,9 @@ class CallAssembler:
         if self._ended:
             return
         self._ended = True
-        reason = normalize_finish_reason(self._raw_finish)
-        self._finish_open(reason == "length" or dropped)
+        reason = self._finish
+        if self._calls_made != len(self._slots):  # some call is still open
+            self._finish_open(reason == "length" or dropped)
         if reason is None:
             reason = "error" if dropped else "stop"
             if dropped:
@@ -712,8 +723,9 @@ class CallAssembler:
         return scan
 
     def _finish_open(self, last_cut: bool) -> None:
-        if self._calls_made == len(self._slots):
-            return  # every slot is finished (each finished slot is one call made)
+        # callers check first that a slot is open (each finished slot is one call
+        # made): most streams finish every call before the end, and a call saved
+        # twice a stream is ~0.5 K instructions (callgrind, bench_short_streams)
         open_slots = [s for s in self._slots if not s.finished]
         for i, slot in enumerate(open_slots):
             self._finish_slot(slot, truncated=last_cut and i == len(open_slots) - 1)

@@ -59,7 +59,8 @@ class AnthropicDecoder(SSEWireDecoder):
 
     def close(self) -> None:
         super().close()
-        self._hand_usage()
+        if not self._counts_handed:  # message_delta has usually handed it
+            self._hand_usage()
 
     def _hand_usage(self) -> None:
         if not self._counts_handed:
