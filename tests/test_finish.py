@@ -103,8 +103,8 @@ def test_validators_are_shared_between_finishers_for_the_same_schema() -> None:
 
 
 def test_a_schema_changed_in_place_gets_the_validator_of_what_it_says_now() -> None:
-    """Validators are found by the schema object's identity first: a schema changed
-    in place since (deep inside too) must not get the validator of what it said."""
+    """Validators are shared by the schema's content: a schema changed in place since
+    (deep inside too) must not get the validator of what it said."""
     schema: dict[str, object] = {"type": "object", "properties": {"x": {"type": "string"}}}
     spec = ToolSpec("t", schema)
     before = CallFinisher([spec])
@@ -116,6 +116,26 @@ def test_a_schema_changed_in_place_gets_the_validator_of_what_it_says_now() -> N
     call = after.finish(id=None, name="t", raw_arguments='{"x": "a"}')
     assert call.status == "invalid"
     assert after.validator("t") is CallFinisher([ToolSpec("t", dict(schema))]).validator("t")
+
+
+def test_a_schema_changed_in_place_does_not_change_the_validator_others_share() -> None:
+    """A validator holds its own copy of the schema: one caller changing its schema
+    in place later must not change what another schema of the old content accepts."""
+    first: dict[str, object] = {
+        "type": "object",
+        "properties": {"x": {"enum": [1]}},
+        "required": ["x"],
+    }
+    assert (
+        CallFinisher([ToolSpec("t", first)])
+        .finish(id=None, name="t", raw_arguments='{"x": 1}')
+        .status
+        == "complete"
+    )
+    first["properties"]["x"]["enum"] = ["a"]  # type: ignore[index]
+    second = {"type": "object", "properties": {"x": {"enum": [1]}}, "required": ["x"]}
+    call = CallFinisher([ToolSpec("t", second)]).finish(id=None, name="t", raw_arguments='{"x": 1}')
+    assert call.status == "complete", call.errors
 
 
 def test_accepts_as_sent_only_when_finish_would_return_the_object_unchanged() -> None:

@@ -7,7 +7,6 @@ that changed something is named in ``repairs``; problems a model can act on go i
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
@@ -106,28 +105,15 @@ class SchemaValidator:
 
 _SHARED: dict[bytes, SchemaValidator] = {}
 _SHARED_MAX = 1024
-# the same schema object seen before: id -> (the schema, a deep copy of it as it was,
-# its validator); see ``shared_validator``
-_SEEN: dict[int, tuple[Mapping[str, Any], Any, SchemaValidator]] = {}
 
 
 def shared_validator(schema: Mapping[str, Any]) -> SchemaValidator:
     """One compiled validator per distinct schema, shared by every stream.
 
     Checking and compiling a schema costs milliseconds; a gateway sees the same tools
-    on every request. Validators are immutable once built, so sharing is safe.
-
-    A parser is set up for every response, usually with the same ``ToolSpec`` objects:
-    the schema object seen before is found by its identity (the entry holds it, so its
-    id is not reused) and a C-speed ``==`` against a copy taken then, so a schema
-    changed in place since misses and is looked up by its content (all but a number
-    changed to one ``==`` holds equal: ``1`` to ``1.0`` or ``True``). Callgrind, the
-    bench's schema: 3,300 instructions per lookup against 5,600 with the sorted
-    ``orjson.dumps`` key (once per tool per parse).
-    """
-    seen = _SEEN.get(id(schema))
-    if seen is not None and seen[0] is schema and seen[1] == schema:
-        return seen[2]
+    on every request. A validator is built from its own copy of the schema (the key's
+    JSON read back), so it never changes once built and sharing is safe: a caller's
+    schema changed in place later has other content, and so another validator."""
     try:
         key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # not JSON (a Python object in the schema): build, don't share
@@ -136,10 +122,7 @@ def shared_validator(schema: Mapping[str, Any]) -> SchemaValidator:
     if found is None:
         if len(_SHARED) >= _SHARED_MAX:
             _SHARED.pop(next(iter(_SHARED)))  # oldest first
-        found = _SHARED[key] = SchemaValidator(schema)
-    if len(_SEEN) >= _SHARED_MAX:
-        _SEEN.pop(next(iter(_SEEN)))  # oldest first
-    _SEEN[id(schema)] = (schema, copy.deepcopy(schema), found)
+        found = _SHARED[key] = SchemaValidator(orjson.loads(key))
     return found
 
 
