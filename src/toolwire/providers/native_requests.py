@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.jsontext import dumps
+from toolwire.providers.openai_chat import gemini_thought_signature
 from toolwire.providers.requests import (
     _EFFORT_BUDGET,
     Notes,
@@ -100,7 +101,7 @@ def _read(body: Mapping[str, Any], notes: Notes) -> _Chat:
             raw = fn.get("arguments")
             text = raw if isinstance(raw, str) else dumps(raw if raw is not None else {})
             arguments = _arguments_object(raw, call_id, notes)
-            signature = _thought_signature(call.get("extra_content"))
+            signature = gemini_thought_signature(call.get("extra_content"))
             turn.calls.append(_Call(call_id, name, arguments, text, signature))
             names_by_id[call_id] = name
         reasoning = message.get("reasoning_content")
@@ -117,14 +118,6 @@ def _read(body: Mapping[str, Any], notes: Notes) -> _Chat:
             continue
         tools.append(spec_from_definition(read_mapping(tool.get("function"), f"{path}.function")))
     return _Chat(system, turns, tools)
-
-
-def _thought_signature(extra: Any) -> str | None:
-    """A tool call's Gemini thought signature where Gemini's OpenAI-compatible API puts
-    it (``extra_content.google.thought_signature``; ``toolwire.agent`` keeps it there)."""
-    google = extra.get("google") if isinstance(extra, Mapping) else None
-    signature = google.get("thought_signature") if isinstance(google, Mapping) else None
-    return signature if isinstance(signature, str) else None
 
 
 def _forced_name(body: Mapping[str, Any]) -> str | None:

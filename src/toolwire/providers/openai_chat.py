@@ -7,7 +7,7 @@ call alone; beside ``tool_calls``, a mirror of one of them) and the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -354,15 +354,22 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 )
 
     def _thought_signature(self, extra: Any, call_id: Any, index: Any) -> None:
-        """A call's Gemini thought signature, where Gemini's OpenAI-compatible API puts
-        it (``extra_content.google.thought_signature``, in the entry that gives the
-        call's id): Gemini 3 refuses the call sent back without it."""
-        google = extra.get("google") if isinstance(extra, dict) else None
-        signature = google.get("thought_signature") if isinstance(google, dict) else None
-        if isinstance(signature, str):
+        """A call's Gemini thought signature (in the entry that gives the call's id):
+        Gemini 3 refuses the call sent back without it."""
+        signature = gemini_thought_signature(extra)
+        if signature is not None:
             call_id = call_id if isinstance(call_id, str) else None
             index = index if isinstance(index, int) else None
             self.sink.signature("thought_signature", signature, call_id, index)
+
+
+def gemini_thought_signature(extra: Any) -> str | None:
+    """A tool call's Gemini thought signature where Gemini's OpenAI-compatible API puts
+    it: ``extra_content.google.thought_signature`` (``extra``: the call's
+    ``extra_content``; ``toolwire.agent`` sends it back there)."""
+    google = extra.get("google") if isinstance(extra, Mapping) else None
+    signature = google.get("thought_signature") if isinstance(google, Mapping) else None
+    return signature if isinstance(signature, str) else None
 
 
 _ARGUMENT_TYPES = (str, dict, type(None))  # F10: an object for arguments
