@@ -328,7 +328,8 @@ class CallAssembler:
             slot.snapshots = False
         if delimited:
             slot.delimited = True
-        slot.repairs.extend(repairs)
+        if repairs:
+            slot.repairs.extend(repairs)
         if unreadable:
             slot.unreadable = unreadable
         if replaced and "invalid_utf8" not in slot.repairs:
@@ -347,7 +348,8 @@ class CallAssembler:
                 slot.restart(raw)
             return
         if isinstance(arguments, str):
-            self._append(slot, arguments)
+            if arguments:  # (a call's first fragment often has none: no call for it)
+                self._append(slot, arguments)
         else:
             # F10: an object instead of a JSON string; it replaces, like a snapshot
             slot.snapshot = None
@@ -376,10 +378,16 @@ class CallAssembler:
         held = self._by_index.get(index)
         if held is not None and not held.closed:
             return False
-        slot = self._new_slot(index, None)
+        # ``_new_slot`` written out: the slot is finished below, so it is never the
+        # open one (callgrind: about 600 instructions less per call)
+        slot = _Slot(len(self._slots), index, None)
+        self._slots.append(slot)
+        self._by_index[index] = slot
+        self._open = None
         slot.snapshots = False
         slot.delimited = True
-        slot.repairs.extend(repairs)
+        if repairs:
+            slot.repairs.extend(repairs)
         if isinstance(name, str) and name:
             slot.name = name
             slot.started_event = True
@@ -389,7 +397,6 @@ class CallAssembler:
             slot.size = len(arguments)
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, arguments))
-        slot.closed = True
         self._finish_slot(slot, truncated=False, loaded=loaded)
         return True
 
@@ -745,7 +752,10 @@ class CallAssembler:
             self.events.append(CallStarted(slot.number, slot.id, name))
             if slot.size:
                 self.events.append(ArgumentsDelta(slot.number, slot.raw()))
-        raw = slot.raw()
+        # ``slot.raw()`` without its call where the text is one part, as a whole or
+        # short call's is (callgrind: about 500 instructions less per call)
+        parts = slot.parts
+        raw = parts[0] if len(parts) == 1 else slot.raw()
         try:
             # ``CallFinisher.finish`` in two steps: the usual call is finished by
             # ``as_sent`` without the keyword call and checks of the full path
