@@ -227,7 +227,7 @@ class CallFinisher:
                 done.append(LONE_SURROGATE)
         readable = not unreadable  # text that is not JSON at all never meets the ladder
         if readable and value is NOT_GIVEN:
-            if not raw_arguments.strip():
+            if not raw_arguments or raw_arguments.isspace():  # (strip() would copy it)
                 value = {}  # F2: a tool with no parameters sends "" or nothing
             else:
                 result = repair_json(raw_arguments)
@@ -246,17 +246,18 @@ class CallFinisher:
                         unreadable = f"arguments are not readable JSON: {result.error}"
 
         def make(status: CallStatus, arguments: dict[str, Any] | None, partial: Any) -> ToolCall:
+            # positional, in field order (as in ``as_sent``): ~3,000 instructions less
             return ToolCall(
-                id=id,
-                name=final_name,
-                arguments=arguments,
-                raw_arguments=raw_arguments,
-                status=status,
-                repairs=tuple(done),
-                errors=tuple(problems),
-                partial_arguments=partial,
-                name_as_sent=name,
-                slot=slot,
+                id,
+                final_name,
+                arguments,
+                raw_arguments,
+                status,
+                tuple(done),
+                tuple(problems),
+                partial,
+                name,
+                slot,
             )
 
         if truncated:
