@@ -158,6 +158,25 @@ def test_length_truncates_the_last_open_call_F1() -> None:
     assert r.finish_reason == "length"
 
 
+def test_length_truncates_the_last_open_call_not_the_last_call_F1() -> None:
+    """Whole arguments, so only the finish reason can cut: the last of the calls still
+    open is the cut one, though a call after it was closed; the other open call is
+    complete."""
+    asm = CallAssembler([READ])
+    asm.tool(0, "a", "read_file", '{"path": "x"}')
+    asm.tool(1, "b", "read_file", '{"path": "y"}')
+    asm.tool(2, "c", "read_file", '{"path": "z"}')
+    asm.close_call(index=2)  # finished at once
+    asm.set_finish_reason("length")
+    asm.end()
+    calls = StreamResult.collect(asm.drain()).calls
+    assert [(c.id, c.status) for c in calls] == [
+        ("c", "complete"),
+        ("a", "complete"),
+        ("b", "truncated"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("raw", "reason"),
     [
