@@ -609,7 +609,8 @@ class CallAssembler:
         if slot.delimited:
             return False
         renamed = name is not None and slot.name is not None and name != slot.name
-        opens = isinstance(arguments, str) and opens_value(arguments)
+        # (the first character first, as in ``appends_plainly``: most text opens nothing)
+        opens = isinstance(arguments, str) and arguments[:1] in MAY_OPEN and opens_value(arguments)
         if not (renamed or opens):
             return False
         if slot.object_value is not NOT_GIVEN:
@@ -628,7 +629,13 @@ class CallAssembler:
             return False
         if slot.snapshot is not None:
             return text.startswith(slot.snapshot)
-        return len(text) >= slot.size > 0 and text.startswith(slot.raw())
+        # the first part before the whole text (a call and maybe a join): most text
+        # repeats nothing, and then rarely even its first part
+        return (
+            len(text) >= slot.size > 0
+            and text.startswith(slot.parts[0])
+            and text.startswith(slot.raw())
+        )
 
     def _append(self, slot: _Slot, text: str) -> None:
         if not text:
