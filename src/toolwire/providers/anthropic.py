@@ -58,7 +58,7 @@ class AnthropicDecoder(SSEWireDecoder):
     _tool_blocks: frozenset[int] = frozenset()  # the indexes of tool-use blocks
 
     def close(self) -> None:
-        super().close()
+        SSEWireDecoder.close(self)  # (not ``super()``: ~1,000 instructions less)
         if not self._counts_handed:  # message_delta has usually handed it
             self._hand_usage()
 
@@ -195,7 +195,9 @@ class AnthropicDecoder(SSEWireDecoder):
         if isinstance(usage, dict):
             self._counts = merged_counts(usage, self._counts)
             self._counts_handed = False
-        self._hand_usage()
+        if not self._counts_handed:  # (``_hand_usage``, inlined: a call less a stream)
+            self._counts_handed = True
+            self.sink.set_usage(Usage(*self._counts))
         reason = (event.get("delta") or {}).get("stop_reason")
         if reason:
             self.sink.set_finish_reason(str(reason))
