@@ -230,7 +230,7 @@ class SSEWireDecoder(WireDecoder):
         sink = self.sink
         loads = orjson.loads
         end_block = self.end_block
-        idle_block = self.idle_block
+        idle_blocks = self.idle_blocks or None
         common_block = _common_block if self.reads_json else None
         handlers = self.type_handlers or {}
         hits = self._hits
@@ -298,7 +298,7 @@ class SSEWireDecoder(WireDecoder):
             if end_block is not None and block == end_block:
                 self.finished = True  # what ``on_message`` makes of it, at a compare's cost
                 continue
-            if idle_block is not None and block == idle_block:
+            if idle_blocks is not None and block in idle_blocks:
                 continue  # what ``on_message`` makes of it: nothing
             value = None
             common = common_block(block) if common_block is not None else None
@@ -414,8 +414,8 @@ class SSEWireDecoder(WireDecoder):
     type_handlers: ClassVar[dict[str, Callable[[Any, dict[str, Any], Raw], None]] | None] = None
     # the block that ends the stream, if the wire has one (OpenAI's ``data: [DONE]``)
     end_block: ClassVar[bytes | None] = None
-    # a block that means nothing, if the wire sends one (Anthropic's ping)
-    idle_block: ClassVar[bytes | None] = None
+    # blocks that mean nothing, if the wire sends any (Anthropic's ping)
+    idle_blocks: ClassVar[tuple[bytes, ...]] = ()
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
         """A message whose one data line ``data`` is the JSON object ``value`` (read
