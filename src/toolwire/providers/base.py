@@ -221,7 +221,9 @@ class SSEWireDecoder(WireDecoder):
         self.learning = [self.learn_after] * _ROLES
 
     def feed(self, data: bytes | str) -> None:
-        self._blocks(self._sse.feed_blocks(data))
+        blocks = self._sse.feed_blocks(data)
+        if blocks:  # (most pieces of a stream fed a few bytes at a time end no block)
+            self._blocks(blocks)
 
     def _blocks(self, blocks: list[bytes]) -> None:
         """Read blocks: by their envelope where one fits, else the common block
