@@ -333,9 +333,10 @@ class SSEWireDecoder(WireDecoder):
                 prefix, suffix, start, stop, core, arguments, role, slot = (
                     _NO_ENVELOPE if envelope is None else _unpack(envelope)
                 )
-        self._hits = hits + len(run)
-        if run:
-            sink.extend_arguments(run_slot, run)
+        if envelope is not None:  # (there never was one: nothing counted, no run)
+            self._hits = hits + len(run)
+            if run:
+                sink.extend_arguments(run_slot, run)
 
     def close(self) -> None:
         block = self._sse.close_block()
