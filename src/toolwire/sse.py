@@ -64,8 +64,8 @@ class SSEDecoder:
         if self._head is not None:
             # the stream may start with a UTF-8 byte order mark, which the spec drops
             head = self._head + chunk if self._head else chunk
-            # (its first byte looked at first: the two calls below cost a short
-            # stream ~1,500 instructions, callgrind)
+            # (its first byte looked at first: the two calls below cost a stream's
+            # first piece ~900 instructions, callgrind)
             if not head or head[0] == _BOM[0]:
                 if len(head) < len(_BOM) and _BOM.startswith(head):
                     self._head = head
