@@ -100,7 +100,7 @@ class StreamParser:
         )
         self.assembler = CallAssembler(self.tools)
         self.format = format
-        text_input = format.startswith("text:")
+        text_input = format != "auto" and format.startswith("text:")  # (``auto``: no call)
         if text_input:
             text_format = format.split(":", 1)[1]
         if text_format is not None:
@@ -123,17 +123,19 @@ class StreamParser:
     def feed(self, data: bytes | str) -> list[Event]:
         if isinstance(data, str):
             data = data.encode("utf-8", "surrogatepass")
-        if self._decoder is None:
+        decoder = self._decoder
+        if decoder is None:
             if self.input_error is not None:
                 return []  # unreadable input: nothing after it is read either
             self._pending.append(data)
             self._pending_size += len(data)
             self._detect(data, final=False)
-            if self._decoder is None:
+            decoder = self._decoder
+            if decoder is None:
                 return self.assembler.drain()
             data = b"".join(self._pending)
             self._pending = []
-        self._decoder.feed(data)
+        decoder.feed(data)
         return self.assembler.drain()
 
     def feed_object(self, obj: Any) -> list[Event]:
@@ -161,26 +163,31 @@ class StreamParser:
         return self.assembler.drain()
 
     def close(self) -> list[Event]:
-        if self._decoder is None and self.input_error is None:
-            self._detect(b"", final=True)
-        if self._decoder is None:
+        decoder = self._decoder
+        if decoder is None:
+            if self.input_error is None:
+                self._detect(b"", final=True)
+            decoder = self._decoder
+        assembler = self.assembler
+        if decoder is None:
             if self.input_error is None:
                 self.input_error = "the input is empty"
-                self.assembler.error(self.input_error)
-            self.assembler.set_finish_reason("error")
-            self.assembler.end()
-            return self.assembler.drain()
+                assembler.error(self.input_error)
+            assembler.set_finish_reason("error")
+            assembler.end()
+            return assembler.drain()
         if self._pending:
-            self._decoder.feed(b"".join(self._pending))
+            decoder.feed(b"".join(self._pending))
             self._pending = []
-        self._decoder.close()
+        decoder.close()
         if self._extractor is not None:
             self._extractor.close()
-        self.assembler.end(dropped=not self._decoder.finished)
-        return self.assembler.drain()
+        assembler.end(dropped=not decoder.finished)
+        return assembler.drain()
 
     def _detect(self, data: bytes, *, final: bool) -> None:
         """Pick the decoder: the wire format (for ``auto``) and its framing."""
+        whole = None  # the input so far, once joined
         if self._start is None:
             for byte in data:
                 if byte not in _LEADING:
@@ -188,7 +195,7 @@ class StreamParser:
                     break
             else:
                 return  # white space so far (``close`` reports an empty input)
-            data = b"".join(self._pending)
+            data = whole = b"".join(self._pending)
         if self.format != "auto":
             self._use(self.format, body=self._start in _JSON_START)
         elif self._start in _JSON_START:
@@ -200,7 +207,7 @@ class StreamParser:
             or self._pending_size > _DETECT_LIMIT
         ):
             # look again only when a line may have completed: linear however it is split
-            self._detect_stream(final=final)
+            self._detect_stream(whole, final=final)
 
     def _detect_json(self, data: bytes, *, final: bool) -> None:
         """JSON input: a whole body, a JSON-framed stream, or model text that is JSON;
@@ -224,9 +231,11 @@ class StreamParser:
         else:
             self._use(name, body=True)
 
-    def _detect_stream(self, *, final: bool) -> None:
-        """Stream input: the wire format from the first complete message."""
-        buffered = b"".join(self._pending)
+    def _detect_stream(self, buffered: bytes | None, *, final: bool) -> None:
+        """Stream input: the wire format from the first complete message (``buffered``:
+        the input so far, if the caller has it at hand)."""
+        if buffered is None:
+            buffered = b"".join(self._pending)
         # the first 256 bytes are searched alone first: a stream's first message
         # carries its wire's markers near its start, and input fed whole is then not
         # all decoded and searched (callgrind: 4-8 K instructions of a short
@@ -255,7 +264,10 @@ class StreamParser:
         wire has a separate body decoder)."""
         cls = BODY_DECODERS.get(name) if body else None
         self.format = name
-        self._decoder = (cls or DECODERS[name])(self.assembler, self._text_sink())
+        extractor = self._extractor  # (``_text_sink``, inlined: a call less per stream)
+        self._decoder = (cls or DECODERS[name])(
+            self.assembler, extractor.feed if extractor is not None else None
+        )
 
     def _use_text(self, *, final: bool) -> None:
         """No wire format: model text, with its tool calls in whatever markup it uses."""

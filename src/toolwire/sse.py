@@ -64,11 +64,16 @@ class SSEDecoder:
         if self._head is not None:
             # the stream may start with a UTF-8 byte order mark, which the spec drops
             head = self._head + chunk if self._head else chunk
-            if len(head) < len(_BOM) and _BOM.startswith(head):
-                self._head = head
-                return []
+            # (its first byte looked at first: the two calls below cost a stream's
+            # first piece ~900 instructions, callgrind)
+            if not head or head[0] == _BOM[0]:
+                if len(head) < len(_BOM) and _BOM.startswith(head):
+                    self._head = head
+                    return []
+                if head.startswith(_BOM):
+                    head = head[len(_BOM) :]
             self._head = None
-            chunk = head[len(_BOM) :] if head.startswith(_BOM) else head
+            chunk = head
         if not chunk:
             return []
         if self._skip_lf:
@@ -77,9 +82,11 @@ class SSEDecoder:
                 chunk = chunk[1:]
                 if not chunk:
                     return []
-        # ``find``, not ``in``: ``bytes in bytes`` first tries its operand as an integer
-        # and pays for the TypeError (about 2,000 instructions on CPython 3.11, callgrind)
-        if chunk.find(b"\r") >= 0:
+        # ``partition``, not ``in`` or ``find``: ``bytes in bytes`` first tries its operand
+        # as an integer and pays for the TypeError, ``find`` parses its arguments from a
+        # tuple (CPython 3.11, callgrind: about 2,300 / 1,300 / 750 instructions); the
+        # copies ``partition`` makes where it finds a CR the replacing below makes anyway
+        if chunk.partition(b"\r")[1]:
             self._skip_lf = chunk.endswith(b"\r")
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         pending = self._pending

@@ -52,6 +52,10 @@ TEXT_DELTA = {
 START = message({"type": "message_start", "message": {"usage": {"input_tokens": 3}}})
 STOP = message({"type": "message_stop"})  # (spaced, as json.dumps writes it)
 STOP_AS_SENT = b'event: message_stop\ndata: {"type":"message_stop"}'
+EMPTY_TEXT_AS_SENT = (
+    b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+    b'"content_block":{"type":"text","text":""}}'
+)
 
 
 # messages of every shape the decoder meets: the common ones, odd ones (wrong types,
@@ -82,6 +86,8 @@ MESSAGES = st.sampled_from(
         message({"type": "ping"}, None),
         b'event: ping\ndata: {"type":"ping"}',
         *(block_start(0, {"type": "text", "text": text}) for text in ("", "Hi", 5)),
+        *(EMPTY_TEXT_AS_SENT.replace(b'"index":0', b'"index":' + i) for i in (b"0", b"1")),
+        EMPTY_TEXT_AS_SENT.replace(b'""', b'"Hi"'),
         block_start(0, {"type": "text"}),
         *(delta(0, {"type": "text_delta", "text": text}) for text in ("a", None, [])),
         message(
@@ -149,7 +155,7 @@ def general_path() -> Iterator[None]:
     with (
         mock.patch.object(AnthropicDecoder, "reads_json", False),
         mock.patch.object(AnthropicDecoder, "end_block", None),
-        mock.patch.object(AnthropicDecoder, "idle_block", None),
+        mock.patch.object(AnthropicDecoder, "idle_blocks", ()),
     ):
         yield
 
