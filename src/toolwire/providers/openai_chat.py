@@ -37,15 +37,22 @@ def openai_usage(usage: dict[str, Any], keys: tuple[str, str, str, str] = CHAT_U
     """OpenAI's usage object, its counts named by ``keys`` (``usage_keys``: Chat
     Completions' by default; the Responses API's are ``input_`` and ``output_``)."""
     in_key, out_key, in_details, out_details = keys
+    inputs = usage.get(in_key)
+    outputs = usage.get(out_key)
     details = usage.get(in_details)
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
     more = usage.get(out_details)
-    # positional: keywords cost a Usage a tenth more (callgrind)
+    reasoning = more.get("reasoning_tokens") if isinstance(more, dict) else None
+    # A plain int or None (what JSON gives) is the count as ``token_count`` would take
+    # it, without its call (a thousand instructions each, callgrind); anything else
+    # (a bool, an int subclass, a float, a string) goes through it.
+    # Positional: keywords cost a Usage a tenth more (callgrind).
     return Usage(
-        token_count(usage.get(in_key)),
-        token_count(usage.get(out_key)),
-        token_count(details.get("cached_tokens")) if isinstance(details, dict) else None,
+        inputs if inputs is None or type(inputs) is int else token_count(inputs),
+        outputs if outputs is None or type(outputs) is int else token_count(outputs),
+        cached if cached is None or type(cached) is int else token_count(cached),
         None,
-        token_count(more.get("reasoning_tokens")) if isinstance(more, dict) else None,
+        reasoning if reasoning is None or type(reasoning) is int else token_count(reasoning),
     )
 
 
@@ -210,20 +217,34 @@ class OpenAIChatDecoder(SSEWireDecoder):
         called before this one: a chunk it refuses costs a call less.)"""
         if lone:
             choices = chunk.get("choices")
-            if type(choices) is list and len(choices) == 1:
-                choice = choices[0]
-                if (
-                    type(choice) is dict
-                    and choice.get("finish_reason") is None
-                    and choice.get("index") in _FIRST_CHOICE
-                    and chunk.get("usage") is None
-                    and "error" not in chunk
-                ):
-                    delta = choice.get("delta")
-                    if type(delta) is dict and (
-                        self._lone(delta) if len(delta) == 1 else self._first_chunk(delta)
+            if type(choices) is list and "error" not in chunk:
+                if len(choices) == 1:
+                    choice = choices[0]
+                    if (
+                        type(choice) is dict
+                        and choice.get("index") in _FIRST_CHOICE
+                        and chunk.get("usage") is None
                     ):
-                        return True
+                        delta = choice.get("delta")
+                        reason = choice.get("finish_reason")
+                        if reason is None:
+                            if type(delta) is dict and (
+                                self._lone(delta) if len(delta) == 1 else self._first_chunk(delta)
+                            ):
+                                return True
+                        elif type(delta) is dict and not delta:
+                            # the finish chunk (an empty delta): its reason, as the
+                            # general path reads it, without its second look at the
+                            # chunk (3,000 instructions a stream, callgrind)
+                            if reason:
+                                self.sink.set_finish_reason(str(reason))
+                            return False
+                elif not choices:
+                    # the usage chunk (no choices): as the general path reads it
+                    usage = chunk.get("usage")
+                    if type(usage) is dict:
+                        self.sink.set_usage(openai_usage(usage))
+                        return False
         sink = self.sink
         error = chunk.get("error")
         if error is not None:
