@@ -15,6 +15,7 @@ import itertools
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import astuple
 from typing import Any
 from unittest import mock
 
@@ -22,10 +23,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from toolwire.assemble import CallAssembler
-from toolwire.events import Event
+from toolwire.events import Event, Usage
 from toolwire.parser import StreamParser
 from toolwire.providers import detect_format
 from toolwire.providers.anthropic import AnthropicDecoder
+from toolwire.providers.base import token_count
+from toolwire.providers.openai_chat import openai_usage
 
 WEATHER = {
     "name": "get_weather",
@@ -282,3 +285,52 @@ def test_argument_deltas_read_as_the_full_path_reads(
     with no_fast_arguments():
         general, _ = parse(data, cuts, "anthropic")
     assert fast == general
+
+
+class Count(int):
+    """An int subclass, as an SDK could hand over a count."""
+
+
+COUNTS = st.one_of(
+    st.none(),
+    st.integers(-5, 10**20),
+    st.booleans(),
+    st.floats(allow_nan=False),
+    st.text(max_size=2),
+    st.builds(Count, st.integers(0, 100)),
+    st.just({"cached_tokens": 1}),
+)
+USAGES = st.dictionaries(
+    st.sampled_from(["prompt_tokens", "completion_tokens", "total_tokens"]), COUNTS
+).flatmap(
+    lambda counts: st.builds(
+        lambda details, more: {
+            **counts,
+            **({} if details is None else {"prompt_tokens_details": details}),
+            **({} if more is None else {"completion_tokens_details": more}),
+        },
+        st.one_of(st.none(), COUNTS, st.dictionaries(st.just("cached_tokens"), COUNTS)),
+        st.one_of(st.none(), COUNTS, st.dictionaries(st.just("reasoning_tokens"), COUNTS)),
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(USAGES)
+@example({"prompt_tokens": True, "completion_tokens": Count(3)})
+def test_openai_usage_takes_the_counts_token_count_takes(usage: dict[str, Any]) -> None:
+    """``openai_usage`` reads a plain int or None without ``token_count``'s call: the
+    same counts as reading every one through it."""
+    details = usage.get("prompt_tokens_details")
+    more = usage.get("completion_tokens_details")
+    expected = Usage(
+        token_count(usage.get("prompt_tokens")),
+        token_count(usage.get("completion_tokens")),
+        token_count(details.get("cached_tokens")) if isinstance(details, dict) else None,
+        None,
+        token_count(more.get("reasoning_tokens")) if isinstance(more, dict) else None,
+    )
+    found = openai_usage(usage)
+    assert found == expected
+    # the same objects, not only equal ones (a bool is never a count; a subclass kept)
+    assert [type(v) for v in astuple(found)] == [type(v) for v in astuple(expected)]

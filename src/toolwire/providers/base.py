@@ -420,9 +420,10 @@ class SSEWireDecoder(WireDecoder):
     # blocks that mean nothing, if the wire sends any (Anthropic's ping)
     idle_blocks: ClassVar[tuple[bytes, ...]] = ()
 
-    def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
+    def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> object:
         """A message whose one data line ``data`` is the JSON object ``value`` (read
-        without repair), after the line ``event: <event>`` if there was one."""
+        without repair), after the line ``event: <event>`` if there was one. (What it
+        returns is the decoder's own: ``_blocks`` ignores it.)"""
         raise TypeError(f"the {self.format_name} decoder reads no parsed messages")
 
     def feed_value(self, value: dict[str, Any]) -> None:
