@@ -199,9 +199,10 @@ class OpenAIChatDecoder(SSEWireDecoder):
         if calls is None:
             return True  # the role and nulls alone: nothing the general path reads
         # one call's header: ``_lone`` reads it (with an id it is never the argument
-        # text alone that ``_lone`` learns an envelope from)
+        # text alone that ``_lone`` learns an envelope from), and of a delta with
+        # ``tool_calls`` it reads nothing else: the role and nulls beside are no matter
         if type(calls) is list and len(calls) == 1 and type(calls[0]) is dict and "id" in calls[0]:
-            return self._lone({"tool_calls": calls})
+            return self._lone(delta)
         return False
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: Raw) -> bool:
