@@ -171,10 +171,17 @@ def learn_envelope(
         except orjson.JSONDecodeError:
             return None
     suffix = after[end - 1 :]
-    if len(suffix) < 2 or suffix.find(b"\n") >= 0:
-        return None  # nothing after the string (not a JSON object), or more lines
+    if len(suffix) < 2:
+        return None  # nothing after the string (not a JSON object)
+    # The block's last line end, one search for two answers: after ``before`` it can
+    # only be in the suffix (the key, the colon and a string token that reads hold
+    # none), which must then not end the line; else it ends the line before the
+    # string's (1,100 instructions less than searching each apart, callgrind).
+    last = block.rfind(b"\n")
+    if last >= len(before):
+        return None  # more lines after the string's
     # the string must sit in the only data line, the block's last
-    line = before.rfind(b"\n") + 1
+    line = last + 1
     if before[line : line + 5] != b"data:":
         return None
     if line and (
