@@ -137,11 +137,12 @@ def learn_envelope(
 
     Each step costs a learn about a thousand instructions (a Python-level call), so
     the key is found by two ``partition``s and its string by a compare with what
-    orjson writes for ``value`` (one match where the wire wrote it otherwise): 19,200
-    instructions on an OpenAI chunk, 22,200 with the match and a ``loads`` of its
-    token, 31,000 with a ``count``, a regex search and a second match (callgrind).
-    Regular expressions over the whole line cost more than the searches they would
-    replace (a lookahead per line: 14,000 for the line before the key alone)."""
+    orjson writes for ``value`` (one match where the wire wrote it otherwise): 18,200
+    instructions on an OpenAI chunk, 22,200 with the match, a ``loads`` of its token
+    and a search more for a line end, 31,000 with a ``count``, a regex search and a
+    second match (callgrind). Regular expressions over the whole line cost more than
+    the searches they would replace (a lookahead per line: 14,000 for the line before
+    the key alone)."""
     token = _KEY_TOKENS.get(key)
     if token is None:
         token = _KEY_TOKENS[key] = b'"' + key.encode() + b'"'
