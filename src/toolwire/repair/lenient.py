@@ -1286,8 +1286,11 @@ def _json_string_start(body: str) -> bool:
 
 
 def _has_surrogate(body: str) -> bool:
-    """A surrogate, raw or escaped: such strings are left to the general reader."""
-    return has_raw_surrogate(body) or ("\\u" in body and _SURROGATE_ESCAPE.search(body) is not None)
+    """A surrogate, raw or escaped: such strings are left to the general reader. (ASCII
+    text, the usual, holds no raw one: told without calling has_raw_surrogate.)"""
+    if "\\u" in body and _SURROGATE_ESCAPE.search(body) is not None:
+        return True
+    return not body.isascii() and has_raw_surrogate(body)
 
 
 def _comma_ok(gap: str) -> bool:
@@ -1335,7 +1338,7 @@ def _read_cut_off(text: str, prefix: bool) -> tuple[Any, tuple[str, ...]] | None
     if not stack:
         return None
     in_object = stack[-1] == "}"
-    closers = "".join(reversed(stack))
+    closers = "".join(stack[::-1])  # reversed(): ~1,000 instructions more (callgrind)
     # What is left out of the completed text, which the json scanner reads (and so
     # checks), is checked here to go on as JSON: text[cut:], and text[tail_at:], a
     # value cut off by the end.

