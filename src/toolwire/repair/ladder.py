@@ -158,9 +158,8 @@ def _finish(
     return RepairResult(value, True, _unique(repairs), truncated)
 
 
-def _lone_surrogates_replaced(
-    value: Any, repairs: tuple[str, ...]
-) -> tuple[Any, tuple[str, ...]]:
+def _lone_surrogates_replaced(value: Any, repairs: tuple[str, ...]) -> tuple[Any, tuple[str, ...]]:
+    """A value a non-strict reader read, lone surrogates replaced (and named)."""
     value, lone = replace_surrogates_in(value)
     return value, (*repairs, LONE_SURROGATE) if lone else repairs
 
