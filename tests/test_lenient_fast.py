@@ -174,6 +174,39 @@ def test_ladder_reads_cut_off_json_as_its_every_step_would(
         assert fast == ladder.repair_json(text), text
 
 
+def _general_ladder(text: str) -> object:
+    """The ladder through all its steps, without the cut-off reading."""
+    with mock.patch.object(ladder, "read_cut_off_json", lambda text, prefix=False: None):
+        return ladder.repair_json(text)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(st.lists(_VALUES, max_size=3), st.dictionaries(_STRINGS, _VALUES, max_size=3)),
+    st.booleans(),
+)
+def test_ladder_result_of_cut_off_json_is_the_general_one(value: object, ascii_only: bool) -> None:
+    # the ladder builds the result of a cut-off reading itself, without ``_finish``
+    # (lone surrogates replaced and named, nothing double-encoded, names distinct):
+    # at every cut of JSON texts holding surrogates, escapes and numbers, the same
+    # status, repairs and value as the ladder through its general steps
+    text = _text(value, None, ascii_only)
+    for cut in range(len(text)):
+        head = text[:cut]
+        assert ladder.repair_json(head) == _general_ladder(head), head
+
+
+def test_the_ladder_replaces_surrogates_of_cut_off_json() -> None:
+    # the test above compares the cut-off reading's own result with a surrogate in it
+    text = '{"a": "\\ud800", "b": ["x\\u00e9\ud83d\ude00", "cut'
+    assert lenient.read_cut_off_json(text) is not None
+    got = ladder.repair_json(text)
+    assert got == _general_ladder(text)
+    assert got.value == {"a": "\ufffd", "b": ["x\u00e9\U0001f600", "cut"]}
+    assert got.repairs == ("unterminated_string", "missing_closer", "lone_surrogate")
+    assert got.status == "truncated"
+
+
 def test_the_fast_path_reads_cut_off_calls() -> None:
     # the differential tests compare something: cut-off JSON takes the fast path
     text = json.dumps({"path": "a.py", "lines": ["x = {1: 2}", 'print("hi")'], "n": [1, 2.5]})
