@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache, lru_cache, partial
+from functools import cache, cached_property, lru_cache, partial
 from typing import Any
 
 from toolwire.assemble import CallAssembler, JsonScanner
@@ -179,7 +179,9 @@ def shared_markers(*markers: str) -> Markers:
     return _shared_markers(tuple(sorted(set(markers))))
 
 
-_FamilyMarkers = tuple[frozenset[str], Markers | None, Markers | None]
+# the loose openers, the markers in text, those in reasoning, and for ``_whole_text``
+# the markers it reads itself and the length of the longest start marker
+_FamilyMarkers = tuple[frozenset[str], Markers | None, Markers | None, tuple[frozenset[str], int]]
 _FAMILY_MARKERS: dict[tuple[type[TextScanner], bool, bool], _FamilyMarkers] = {}
 
 
@@ -188,7 +190,9 @@ def _family_markers(
 ) -> _FamilyMarkers:
     """A family's markers (they depend on its class attributes, on whether tools are
     declared and on ``calls_in_reasoning`` only), worked out once: a parser is set up
-    for every response. The loose openers, the markers in text, those in reasoning."""
+    for every response. One lookup for all of them: a 2 KB parse right after
+    ``gc.collect()`` costs ~7x its warm time, in cache misses on each function, code
+    object and table it touches (``bench_textformats_whole.py --cold-detail``)."""
     key = (family, tools, calls_in_reasoning)
     found = _FAMILY_MARKERS.get(key)
     if found is None:
@@ -205,23 +209,12 @@ def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool
     if family.THINK is not None:
         extra = family.START if calls_in_reasoning else ()
         reason = shared_markers(family.THINK[1], *extra)
-    return loose, text, reason
-
-
-_WHOLE_MARKERS: dict[tuple[type[TextScanner], Markers], tuple[frozenset[str], int]] = {}
-
-
-def _whole_markers(family: type[TextScanner], markers: Markers) -> tuple[frozenset[str], int]:
-    """For ``_whole_text``, worked out once per family and markers: the markers it
-    reads itself (start and stray markup, but none that may still grow, and not
-    reasoning's, which ``until`` decides) and the length of the longest start marker."""
-    key = (family, markers)
-    found = _WHOLE_MARKERS.get(key)
-    if found is None:
-        taken = {*family.START, *family.STRAY}.difference(markers.extendable, family.THINK or ())
-        longest = max(len(m) for m in family.START)
-        found = _WHOLE_MARKERS[key] = (frozenset(taken), longest)
-    return found
+    # ``_whole_text`` reads start and stray markup itself, but none that may still
+    # grow, and not reasoning's, which ``until`` decides
+    extendable = text.extendable if text is not None else frozenset()
+    whole = frozenset({*family.START, *family.STRAY}.difference(extendable, think))
+    longest = max((len(m) for m in family.START), default=0)
+    return loose, text, reason, (whole, longest)
 
 
 class MarkupCall:
@@ -300,7 +293,7 @@ class TextScanner:
         start_in_reasoning: bool = False,
     ) -> None:
         self.sink = sink
-        self.tools = {t.name: t for t in tools}
+        self._tool_specs = tuple(tools)  # the mapping ``tools`` is built on first use
         self.calls_in_reasoning = calls_in_reasoning
         self._start_in_reasoning = start_in_reasoning
         self._next_index = 0
@@ -323,7 +316,9 @@ class TextScanner:
         self._ahead: dict[str, tuple[int, int]] = {}
         self.whole_missed = -1  # see ``jsoncalls.whole_envelope``
         self._reasoning = start_in_reasoning
-        self._build_markers()
+        self._loose, self._text_markers, self._reason_markers, self._whole_read = _family_markers(
+            type(self), bool(tools), calls_in_reasoning
+        )
         # the grammar starts on the first feed, with that text in the buffer: text fed
         # whole then reaches ``_whole_text`` before its first marker
         self._gen: Grammar | None = None
@@ -332,6 +327,13 @@ class TextScanner:
         # at all (the grammar starts from the start); True, up to just after a call;
         # False, up to a tail that may still become a marker (see ``run``'s ``resume``)
         self._resume: bool | None = None
+
+    @cached_property
+    def tools(self) -> dict[str, ToolSpec]:
+        """The declared tools by name. Built on first use: most parses never ask (a
+        whole-text parse reads names in the assembler), and each object and function
+        a parse touches costs cache misses when it runs cold (see ``_family_markers``)."""
+        return {t.name: t for t in self._tool_specs}
 
     # -- public API ---------------------------------------------------------------
 
@@ -419,13 +421,6 @@ class TextScanner:
 
     # -- driving the grammar ----------------------------------------------------
 
-    def _build_markers(self) -> None:
-        self._loose, self._text_markers, reason = _family_markers(
-            type(self), bool(self.tools), self.calls_in_reasoning
-        )
-        if reason is not None:
-            self._reason_markers = reason
-
     def _start(self) -> None:
         """Start the grammar on the text buffered. Text fed whole (the usual
         non-streaming response) is read by ``_whole_text`` first, as ``run``'s loop
@@ -440,7 +435,7 @@ class TextScanner:
             and not self._reasoning
             and self._text_markers is not None
             and len(self._buf) - self._pos > _WHOLE_MIN
-            and self._no_call_at_start()
+            and (self._plain_start or self._no_call_at_start())
         ):
             try:
                 read = self._whole_text()
@@ -497,9 +492,8 @@ class TextScanner:
 
     def _no_call_at_start(self) -> bool:
         """Whether ``at_start`` would read nothing from the text buffered, whatever
-        follows: there is none, or what its ``peek`` decides from ``START_LEAD``."""
-        if self._plain_start:
-            return True
+        follows: what its ``peek`` decides from ``START_LEAD``. (A family without
+        ``at_start`` reads none: ``_start`` asks ``_plain_start`` first.)"""
         lead, buf = self.START_LEAD, self._buf
         i = _SPACES.match(buf, self._pos).end()  # type: ignore[union-attr]
         return bool(lead) and i < len(buf) and buf[i].isascii() and buf[i] not in lead
@@ -595,7 +589,7 @@ class TextScanner:
         buf, markers, starts = self._buf, self._text_markers, self.START
         assert markers is not None
         search = markers.search_near
-        taken, longest = _whole_markers(type(self), markers)
+        taken, longest = self._whole_read
         sink = self.sink
         pos = self._pos
         while True:
