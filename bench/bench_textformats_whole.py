@@ -46,6 +46,7 @@ import functools
 import gc
 import json
 import logging
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_textformats import RENDER, TOOLS, make_text
-from callgrind import reduce_loops
+from callgrind import reduce_loop_events, reduce_loops
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import CallFinished, TextDelta
@@ -264,6 +265,46 @@ def timed_warm(run: Run, text: str) -> tuple[float, int]:
     return (time.thread_time() - t0) / n, found
 
 
+def timed_after_own(run: Run, text: str) -> tuple[float, int]:
+    """``timed`` right after an untimed parse by the same parser (``--cold-detail``):
+    in ``alternate`` each parser follows another, whose traces in the caches and in
+    malloc's free lists the cold figure also measures."""
+    run(text)
+    return timed(run, text)
+
+
+def cold_counts(run: Run, text: str) -> tuple[int, int]:
+    """Minor page faults during one parse under ``timed``'s conditions, and the
+    allocated blocks it left (``--cold-detail``)."""
+    gc.collect()
+    gc.disable()
+    try:
+        blocks = sys.getallocatedblocks()
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        run(text)
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+        return faults, sys.getallocatedblocks() - blocks
+    finally:
+        gc.enable()
+
+
+def cold_detail(runs: dict[str, Run], text: str, rounds: int) -> None:
+    """``--cold-detail``: what a cold 2 KB parse costs besides instructions."""
+    after_own = alternate(runs, text, rounds, timed_after_own)
+    counts: dict[str, list[tuple[int, int]]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            counts[name].append(cold_counts(run, text))
+    for name, (t, ratio, _, _) in after_own.items():
+        faults = statistics.median(f for f, _ in counts[name])
+        blocks = statistics.median(b for _, b in counts[name])
+        print(
+            f"{'2K':4} {'after own':12} {name:18} {fmt_s(t)} {'':8} {ratio:7.2f} {'':6}"
+            f" faults {faults:3.0f}, blocks left {blocks:+4.0f}",
+            flush=True,
+        )
+
+
 def alternate(
     runs: dict[str, Run],
     text: str,
@@ -402,6 +443,66 @@ def child_instructions(families: list[str], with_peers: bool, sizes: list[str]) 
                 print(f"{family}\t{label}\t{len(text)}\t{name}\t{repeat}\t{left}", flush=True)
 
 
+# callgrind's cache model for ``--cold-detail``: this machine's L1 caches and, as the
+# last level, its L2 (1 MiB per core): a parse's lines are out of it after
+# ``gc.collect()``, which walks every container object (valgrind's default last
+# level, the 32 MiB L3, keeps nearly all of them: ~100 misses a parse, no signal)
+CACHE_MODEL = ("--cache-sim=yes", "--I1=32768,8,64", "--D1=49152,12,64", "--LL=1048576,16,64")
+COLD_ROUNDS = 5
+
+
+def child_cold_misses(families: list[str], with_peers: bool) -> None:
+    """Under callgrind with ``CACHE_MODEL``: 2 KB parses each right after
+    ``gc.collect()``, as ``timed`` takes them, one ``functools.reduce`` call each,
+    the parsers in ``alternate``'s order; prints the labels in dump order."""
+    _, size, calls, lines = SIZES[0]
+    for family in families:
+        peers = Peers(family) if with_peers else None
+        text = make_text(family, size, calls, lines)
+        runs = {"toolwire": toolwire(family), **(peers.whole() if peers else {})}
+        for run in runs.values():
+            for _ in range(20):  # code quickened and specialized, as in a server
+                run(text)
+        for i in range(COLD_ROUNDS):
+            for name, run in runs.items():
+
+                def step(_: object, __: int, run: Run = run, text: str = text) -> None:
+                    run(text)
+
+                gc.collect()
+                gc.disable()
+                functools.reduce(step, range(1), None)
+                gc.enable()
+                print(f"{family}\t{name}\t{i}", flush=True)
+
+
+def cold_misses(families: list[str], venv: Path | None) -> None:
+    args = [__file__, "--child-cold-misses", "--families", ",".join(families)]
+    args += ["--peers-venv", str(venv)] if venv else ["--no-peers"]
+    found = reduce_loop_events(args, CACHE_MODEL)
+    if found is None:
+        print("\ncache misses skipped: valgrind is not installed (apt-get install valgrind)")
+        return
+    events, stdout = found
+    rows = [line.split("\t") for line in stdout.splitlines() if line.count("\t") == 2]
+    print("\n## 2 KB, one parse after gc.collect(), callgrind's cache model")
+    print("(medians; L2 misses = lines a cold parse reads from beyond a 1 MiB L2: code, data)")
+    print(f"{'family':12} {'parser':18} {'instr':>9} {'L2 code':>8} {'L2 data':>8} {'x data':>7}")
+    per: dict[tuple[str, str], list[dict[str, int]]] = {}
+    for (family, name, _), each in zip(rows, events, strict=True):
+        per.setdefault((family, name), []).append(each)
+    base: dict[str, float] = {}
+    for (family, name), each in per.items():
+        instr = statistics.median(e.get("Ir", 0) for e in each)
+        code = statistics.median(e.get("ILmr", 0) for e in each)
+        data = statistics.median(e.get("DLmr", 0) + e.get("DLmw", 0) for e in each)
+        base.setdefault(family, data)
+        print(
+            f"{family:12} {name:18} {instr:9,.0f} {code:8,.0f} {data:8,.0f}"
+            f" {data / base[family]:7.2f}"
+        )
+
+
 def instructions(families: list[str], venv: Path | None, sizes: list[str]) -> None:
     args = [__file__, "--child-instructions", "--families", ",".join(families)]
     args += ["--sizes", ",".join(sizes)]
@@ -451,12 +552,22 @@ def main() -> None:
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--instructions", action="store_true")
     ap.add_argument("--sizes", default=",".join(label for label, *_ in SIZES))
+    ap.add_argument(
+        "--cold-detail",
+        action="store_true",
+        help="2 KB: the cold parse after the parser's own, page faults, blocks left; "
+        "with --instructions, cache misses per cold parse (callgrind's cache model)",
+    )
     ap.add_argument("--child-instructions", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--child-cold-misses", action="store_true", help=argparse.SUPPRESS)
     ns = ap.parse_args()
     with_peers = not ns.no_peers and ensure_peers(ns.peers_venv)
     families = ns.families.split(",")
     if ns.child_instructions:
         child_instructions(families, with_peers, ns.sizes.split(","))
+        return
+    if ns.child_cold_misses:
+        child_cold_misses(families, with_peers)
         return
     print(f"medians of {ns.runs} alternating rounds; x = peer time / toolwire time in each round")
     for family in families:
@@ -495,6 +606,8 @@ def main() -> None:
                         f"{label:4} {mode:12} {name:18} {fmt_s(t)} {mb:8.4f} {ratio:7.2f} {found:6d}{note}",
                         flush=True,
                     )
+                if mode == "one feed" and label in WARM_SIZES and ns.cold_detail:
+                    cold_detail(runs, text, ns.runs)
         for mode, figures in per_mb.items():
             if "4M" not in figures or "16K" not in figures:
                 continue
@@ -508,6 +621,8 @@ def main() -> None:
                     print(f"{case:14} {name:18} {verdict_peer(peers, name, case, text)}")
     if ns.instructions:
         instructions(families, ns.peers_venv if with_peers else None, ns.sizes.split(","))
+        if ns.cold_detail:
+            cold_misses(families, ns.peers_venv if with_peers else None)
 
 
 if __name__ == "__main__":

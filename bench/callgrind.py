@@ -16,13 +16,26 @@ import sys
 import tempfile
 from pathlib import Path
 
-_SUMMARY = re.compile(r"^summary: (\d+)", re.M)
+_SUMMARY = re.compile(r"^summary: ([\d ]+)$", re.M)
+_EVENTS = re.compile(r"^events: (.+)$", re.M)
 
 
 def reduce_loops(args: list[str]) -> tuple[list[int], str] | None:
     """Run ``python *args`` under callgrind: the instructions of each
     ``functools.reduce`` call in order, and what the child printed. None where
     valgrind is not installed."""
+    found = reduce_loop_events(args)
+    if found is None:
+        return None
+    events, stdout = found
+    return [each.get("Ir", 0) for each in events], stdout
+
+
+def reduce_loop_events(
+    args: list[str], options: tuple[str, ...] = ()
+) -> tuple[list[dict[str, int]], str] | None:
+    """``reduce_loops`` with more of callgrind's ``options`` (``--cache-sim=yes``):
+    every event callgrind counted in each ``functools.reduce`` call, by name."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return None
@@ -36,6 +49,7 @@ def reduce_loops(args: list[str]) -> tuple[list[int], str] | None:
                 "--collect-atstart=no",
                 "--toggle-collect=functools_reduce",
                 "--dump-after=functools_reduce",
+                *options,
                 sys.executable,
                 *args,
             ],
@@ -46,6 +60,9 @@ def reduce_loops(args: list[str]) -> tuple[list[int], str] | None:
         dumps = sorted(Path(tmp).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
         counts = []
         for dump in dumps:
-            found = _SUMMARY.search(dump.read_text())
-            counts.append(int(found.group(1)) if found else 0)
+            text = dump.read_text()
+            names = _EVENTS.search(text)
+            found = _SUMMARY.search(text)
+            values = [int(v) for v in found.group(1).split()] if found else []
+            counts.append(dict(zip(names.group(1).split() if names else [], values, strict=False)))
     return counts, done.stdout
