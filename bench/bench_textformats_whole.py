@@ -60,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_textformats import RENDER, TOOLS, make_text
-from callgrind import reduce_loop_events, reduce_loops
+from callgrind import reduce_loop_events
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import CallFinished, TextDelta
@@ -476,15 +476,30 @@ def child_cold_misses(families: list[str], with_peers: bool) -> None:
                 print(f"{family}\t{name}\t{i}", flush=True)
 
 
-def cold_misses(families: list[str], venv: Path | None) -> None:
-    args = [__file__, "--child-cold-misses", "--families", ",".join(families)]
+def under_callgrind(
+    child: str,
+    families: list[str],
+    venv: Path | None,
+    more: list[str],
+    options: tuple[str, ...] = (),
+) -> tuple[list[dict[str, int]], list[list[str]]] | None:
+    """This script's ``child`` mode under callgrind: the events of each reduce call,
+    and the labels the child printed (tab-separated), in the same order."""
+    args = [__file__, child, "--families", ",".join(families), *more]
     args += ["--peers-venv", str(venv)] if venv else ["--no-peers"]
-    found = reduce_loop_events(args, CACHE_MODEL)
+    found = reduce_loop_events(args, options)
     if found is None:
-        print("\ncache misses skipped: valgrind is not installed (apt-get install valgrind)")
-        return
+        print("\ncallgrind counts skipped: valgrind is not installed (apt-get install valgrind)")
+        return None
     events, stdout = found
-    rows = [line.split("\t") for line in stdout.splitlines() if line.count("\t") == 2]
+    return events, [line.split("\t") for line in stdout.splitlines() if "\t" in line]
+
+
+def cold_misses(families: list[str], venv: Path | None) -> None:
+    found = under_callgrind("--child-cold-misses", families, venv, [], CACHE_MODEL)
+    if found is None:
+        return
+    events, rows = found
     print("\n## 2 KB, one parse after gc.collect(), callgrind's cache model")
     print("(medians; L2 misses = lines a cold parse reads from beyond a 1 MiB L2: code, data)")
     print(f"{'family':12} {'parser':18} {'instr':>9} {'L2 code':>8} {'L2 data':>8} {'x data':>7}")
@@ -504,14 +519,11 @@ def cold_misses(families: list[str], venv: Path | None) -> None:
 
 
 def instructions(families: list[str], venv: Path | None, sizes: list[str]) -> None:
-    args = [__file__, "--child-instructions", "--families", ",".join(families)]
-    args += ["--sizes", ",".join(sizes)]
-    found = reduce_loops([*args, *(["--peers-venv", str(venv)] if venv else ["--no-peers"])])
+    found = under_callgrind("--child-instructions", families, venv, ["--sizes", ",".join(sizes)])
     if found is None:
-        print("\ninstructions skipped: valgrind is not installed (apt-get install valgrind)")
         return
-    counts, stdout = found
-    rows = [line.split("\t") for line in stdout.splitlines() if line.count("\t") == 5]
+    events, rows = found
+    counts = [each.get("Ir", 0) for each in events]
     print("\n## one feed, in instructions (callgrind); x = peer / toolwire")
     print("(cycles: objects per parse left to the cycle collector, whose work is not counted)")
     print(

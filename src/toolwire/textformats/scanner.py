@@ -317,7 +317,7 @@ class TextScanner:
         self.whole_missed = -1  # see ``jsoncalls.whole_envelope``
         self._reasoning = start_in_reasoning
         self._loose, self._text_markers, self._reason_markers, self._whole_read = _family_markers(
-            type(self), bool(tools), calls_in_reasoning
+            type(self), bool(self._tool_specs), calls_in_reasoning
         )
         # the grammar starts on the first feed, with that text in the buffer: text fed
         # whole then reaches ``_whole_text`` before its first marker
