@@ -57,6 +57,13 @@ def raw_text(raw: Raw) -> str:
     return raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
 
 
+# repairs that read a wire message as it was meant, changing nothing it held: the
+# Python-style JSON proxies write (``str(dict)``: quotes, True/False/None, tuples)
+_READINGS = frozenset(
+    {"python_literal", "single_quote", "python_constant", "tuple", "trailing_comma"}
+)
+
+
 def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")  # NaN and Infinity: left to the repair ladder
 
@@ -140,6 +147,15 @@ class WireDecoder(ABC):
         self.repaired = True
         result = repair_json(data)
         if result.ok and not result.truncated and isinstance(result.value, dict):
+            changed = [r for r in result.repairs if r not in _READINGS]
+            if changed:
+                # a guess at what was meant: what was read may not be what was sent
+                # (a string cut across two data lines reads as a key no decoder knows)
+                self.sink.error(
+                    f"{self.format_name} {what} is not JSON; read after repairs that may "
+                    f"have changed or dropped what it held: {', '.join(changed)}",
+                    data,
+                )
             return result.value
         self.sink.error(f"unreadable {self.format_name} {what}: {result.error or 'cut off'}", data)
         return None
