@@ -12,35 +12,28 @@ a model-text extractor behind a wire format whose text still carries tool markup
 
 Each wire's stream and its non-streaming body are told apart by the first byte: a
 body is JSON (``{``), a stream is SSE (or, for Gemini and Ollama, JSON objects their
-decoders read either way). Under ``auto``, JSON input is recognised by the shape of
-its first object, and input that is no wire format is model text, searched for tool
-calls in any family's markup (``text:auto``).
+decoders read either way). Under ``auto``, the wire is decided from the structure of
+the input's first message or object (``providers.detect``), the same however the input
+is split, and input that is no wire format is model text, searched for tool calls in
+any family's markup (``text:auto``).
 """
 
 from __future__ import annotations
 
-import codecs
-import re
 from collections.abc import Iterable
 from typing import Any, Protocol
-
-import orjson
 
 from toolwire import textformats
 from toolwire.assemble import CallAssembler
 from toolwire.events import Event, StreamResult
-from toolwire.providers import DECODERS, PlainTextDecoder, WireDecoder, detect_format
-from toolwire.providers.bodies import BODY_DECODERS, json_wire
-from toolwire.providers.jsonstream import JsonObjectSplitter
-from toolwire.repair import partial_value
+from toolwire.providers import DECODERS, PlainTextDecoder, WireDecoder
+from toolwire.providers.bodies import BODY_DECODERS
+from toolwire.providers.detect import NOT_TEXT, TEXT, FormatDetector, common_first_wire
 from toolwire.sdkobjects import object_value, object_wire
 from toolwire.spec import ToolSpec
 
-_DETECT_LIMIT = 65536  # bytes looked at before giving up on recognising a wire format
-_FIRST_LOOK = 256  # bytes searched for a wire's markers before the whole head
-_SSE_FIELD = re.compile(r"(?:data|event|id|retry)?:")
-_LEADING = frozenset(b" \t\r\n\xef\xbb\xbf")  # white space and byte-order-mark bytes
-_JSON_START = frozenset(b"{[")
+# first bytes of an input that may be white space or a byte order mark before its start
+_MAY_LEAD = frozenset([b"", b" ", b"\t", b"\r", b"\n", b"\xef"])
 
 
 class UnknownFormatError(ValueError):
@@ -78,9 +71,8 @@ class StreamParser:
     # short stream pays for every attribute set up: callgrind, bench_short_streams.py)
     _extractor: TextExtractor | None = None
     _decoder: WireDecoder | None = None
-    _pending_size = 0
-    _start: int | None = None  # the input's first byte that is not white space
-    _objects: JsonObjectSplitter | None = None  # finds the first JSON object (auto)
+    _detector: FormatDetector | None = None  # until the input's format is known
+    _pending = b""  # the input the detector buffered, for the decoder it picked
     # why the input could not be read at all (empty, not text); an error event says
     # the same, and the stream finishes with ``error``
     input_error: str | None = None
@@ -110,7 +102,6 @@ class StreamParser:
             if not text_input:
                 self.assembler.before_finish = self._extractor.close
         self._calls_in_reasoning = calls_in_reasoning
-        self._pending: list[bytes] = []
         if text_input:
             self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
         elif format != "auto" and format not in DECODERS:
@@ -127,14 +118,11 @@ class StreamParser:
         if decoder is None:
             if self.input_error is not None:
                 return []  # unreadable input: nothing after it is read either
-            self._pending.append(data)
-            self._pending_size += len(data)
             self._detect(data, final=False)
             decoder = self._decoder
             if decoder is None:
                 return self.assembler.drain()
-            data = b"".join(self._pending)
-            self._pending = []
+            data, self._pending = self._pending, b""  # what the detector buffered
         decoder.feed(data)
         return self.assembler.drain()
 
@@ -176,9 +164,11 @@ class StreamParser:
             assembler.set_finish_reason("error")
             assembler.end()
             return assembler.drain()
+        if self._detector is not None:  # (objects were fed after bytes that decided nothing)
+            self._pending, self._detector = self._detector.take(), None
         if self._pending:
-            decoder.feed(b"".join(self._pending))
-            self._pending = []
+            decoder.feed(self._pending)
+            self._pending = b""
         decoder.close()
         if self._extractor is not None:
             self._extractor.close()
@@ -186,78 +176,42 @@ class StreamParser:
         return assembler.drain()
 
     def _detect(self, data: bytes, *, final: bool) -> None:
-        """Pick the decoder: the wire format (for ``auto``) and its framing."""
-        whole = None  # the input so far, once joined
-        if self._start is None:
-            for byte in data:
-                if byte not in _LEADING:
-                    self._start = byte
-                    break
+        """Pick the decoder: the wire format (for ``auto``) and its framing, from the
+        input's structure (``providers.detect``): however the input is split, the same."""
+        detector = self._detector
+        if detector is None:
+            if self.format != "auto":
+                if data[:1] not in _MAY_LEAD:  # (the common start: no detector needed)
+                    self._use(self.format, body=data[:1] in b"{[")
+                    self._pending = data
+                    return
+                detector = FormatDetector(self.format)
             else:
-                return  # white space so far (``close`` reports an empty input)
-            data = whole = b"".join(self._pending)
-        if self.format != "auto":
-            self._use(self.format, body=self._start in _JSON_START)
-        elif self._start in _JSON_START:
-            self._detect_json(data, final=final)
-        elif (
-            final
-            or data.find(b"\n") >= 0  # (``find``: ``in`` costs bytes a TypeError, see sse.py)
-            or data.find(b"\r") >= 0
-            or self._pending_size > _DETECT_LIMIT
-        ):
-            # look again only when a line may have completed: linear however it is split
-            self._detect_stream(whole, final=final)
-
-    def _detect_json(self, data: bytes, *, final: bool) -> None:
-        """JSON input: a whole body, a JSON-framed stream, or model text that is JSON;
-        the shape of its first object decides."""
-        if self._objects is None:
-            self._objects = JsonObjectSplitter()
-        first = self._objects.feed(data)
-        if first:
-            value = _json_value(first[0])
-        elif self._objects.junk:
-            value = None  # text outside any object: not JSON the wires send
-        elif final:
-            # it never closed: a cut-off body still has the shape of one
-            value = partial_value(b"".join(self._pending).decode("utf-8", "replace"))
-        else:
-            return  # the first object is not complete yet
-        self._objects = None
-        name = json_wire(value) if isinstance(value, dict) else None
-        if name is None:
-            self._use_text(final=final)
-        else:
-            self._use(name, body=True)
-
-    def _detect_stream(self, buffered: bytes | None, *, final: bool) -> None:
-        """Stream input: the wire format from the first complete message (``buffered``:
-        the input so far, if the caller has it at hand)."""
-        if buffered is None:
-            buffered = b"".join(self._pending)
-        # the first 256 bytes are searched alone first: a stream's first message
-        # carries its wire's markers near its start, and input fed whole is then not
-        # all decoded and searched (callgrind: 4-8 K instructions of a short
-        # Anthropic capture, bench_short_streams.py); a head without them (comments,
-        # ``retry:``, a long first message) leaves the search to the whole head
-        name = detect_format(buffered[:_FIRST_LOOK].decode("utf-8", "replace"))
-        text = ""
-        if name is None:
-            text = buffered.decode("utf-8", "replace")
-            name = detect_format(text)
-        if name is not None:
-            self._use(name, body=False)
+                wire = common_first_wire(data)
+                if wire is not None:
+                    self._use(wire, body=False)
+                    self._pending = data
+                    return
+                detector = FormatDetector()
+            self._detector = detector
+        verdict = detector.close() if final else detector.feed(data)
+        if verdict is None:
+            return  # not yet (``close``: the input is empty, and says so)
+        self._detector = None
+        if verdict == NOT_TEXT:
+            self.input_error = "the input is not UTF-8 text (compressed or binary data?)"
+            self.assembler.error(self.input_error)
             return
-        # SSE framing whose first blocks carry no data yet (comments, retry:) is
-        # waited out; anything else with a whole first block is not a wire format.
-        # Blank lines before the first field end no block: a stream cut after them,
-        # inside its first field's name ("e" | "vent: ..."), waits for the rest
-        head = text.lstrip("\ufeff\r\n")
-        whole_block = "\n\n" in head or "\r\n\r\n" in head or "\r\r" in head
-        undecided = _SSE_FIELD.match(head) is not None
-        if final or (whole_block and not undecided) or len(buffered) > _DETECT_LIMIT:
-            self._use_text(final=final)
+        if verdict == TEXT:
+            if self._extractor is None:
+                self._extractor = _text_extractor(
+                    "auto", self.assembler, self.tools, self._calls_in_reasoning
+                )
+                self.format = TEXT
+            self._decoder = PlainTextDecoder(self.assembler, self._extractor.feed)
+        else:
+            self._use(verdict, body=detector.body)
+        self._pending = detector.take()
 
     def _use(self, name: str, *, body: bool) -> None:
         """Decode as wire ``name``; ``body``: the input is JSON (a whole body where the
@@ -268,30 +222,6 @@ class StreamParser:
         self._decoder = (cls or DECODERS[name])(
             self.assembler, extractor.feed if extractor is not None else None
         )
-
-    def _use_text(self, *, final: bool) -> None:
-        """No wire format: model text, with its tool calls in whatever markup it uses."""
-        try:
-            codecs.getincrementaldecoder("utf-8")().decode(b"".join(self._pending), final)
-        except UnicodeDecodeError:
-            self.input_error = "the input is not UTF-8 text (compressed or binary data?)"
-            self.assembler.error(self.input_error)
-            self._pending = []
-            return
-        if self._extractor is None:
-            self._extractor = _text_extractor(
-                "auto", self.assembler, self.tools, self._calls_in_reasoning
-            )
-            self.format = "text:auto"
-        self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
-
-
-def _json_value(raw: bytes) -> Any:
-    """A complete JSON object's value, leniently (a proxy may write Python-style JSON)."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return partial_value(raw.decode("utf-8", "replace"))
 
 
 def parse_stream(

@@ -12,19 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolwire.providers.bodies import json_wire
+from toolwire.providers.detect import message_wire
 
-_ANTHROPIC_EVENTS = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-    }
-)
 # events the SDKs' stream helpers add beside the server's own (each with a snapshot of
 # the whole message so far): nothing in them that the server's events do not carry
 _HELPER_EVENTS = frozenset({"text", "input_json", "citation", "thinking", "signature"})
@@ -62,10 +51,4 @@ def object_value(obj: Any) -> dict[str, Any] | None:
 
 def object_wire(value: Mapping[str, Any]) -> str | None:
     """The wire format a stream message belongs to, from its shape."""
-    kind = value.get("type")
-    if isinstance(kind, str):
-        if kind.startswith("response."):
-            return "openai-responses"
-        if kind in _ANTHROPIC_EVENTS:
-            return "anthropic"
-    return json_wire(dict(value))
+    return message_wire(dict(value))

@@ -4,9 +4,9 @@
   not) is read from its bytes and handed to the type's handler (``_blocks``); the
   general path reads every block as an SSE message (``_read``: SSE fields, JSON with
   the repair ladder, ``on_message``). Any stream, cut anywhere, gives the same events.
-- ``auto`` looks for a wire's markers in the first bytes before the whole head: a
-  stream of one wire is recognised as that wire, as the whole head names it, and
-  reads as it reads under its own name.
+- ``auto`` reads the common first block at once (``detect.common_first_wire``) and
+  any other head line by line: a stream of one wire is recognised as that wire, as
+  ``detect_format`` names it for the whole head, and reads as under its own name.
 """
 
 from __future__ import annotations

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder, WireDecoder
+from toolwire.providers.detect import RECOGNISERS, FormatDetector
 from toolwire.providers.gemini import GeminiDecoder
 from toolwire.providers.ollama import OllamaDecoder
 from toolwire.providers.openai_chat import OpenAIChatDecoder
@@ -17,38 +21,31 @@ DECODERS: dict[str, type[WireDecoder]] = {
 }
 
 
-def detect_format(first_message: str) -> str | None:
-    """Guess the wire format from the first JSON message of a stream."""
-    head = first_message[:4000]
-    if '"choices"' in head or "chat.completion" in head:
-        return "openai-chat"
-    if '"message_start"' in head or '"content_block_' in head or '"type": "ping"' in head:
-        return "anthropic"
-    for fmt, markers in _EXTRA_MARKERS.items():
-        if fmt in DECODERS and any(m in head for m in markers):
-            return fmt
-    return None
+def detect_format(head: str | bytes) -> str | None:
+    """The wire format the start of an input has the structure of (its first message:
+    see ``providers.detect``); None for model text, or input that is no text or empty."""
+    detector = FormatDetector()
+    data = head.encode("utf-8", "surrogatepass") if isinstance(head, str) else head
+    verdict = detector.feed(data) or detector.close()
+    return verdict if verdict in DECODERS else None
 
 
-# Formats registered by other modules declare how to recognise their first message.
-_EXTRA_MARKERS: dict[str, tuple[str, ...]] = {}
-
-
-def register_decoder(name: str, cls: type[WireDecoder], markers: tuple[str, ...] = ()) -> None:
+def register_decoder(
+    name: str,
+    cls: type[WireDecoder],
+    recognise: Callable[[dict[str, Any]], bool] | None = None,
+) -> None:
+    """Add a wire format; ``recognise`` tells whether a first message (or a body),
+    as a JSON object none of the built-in formats claims, is this format's (``auto``)."""
     DECODERS[name] = cls
-    if markers:
-        _EXTRA_MARKERS[name] = markers
+    if recognise is not None:
+        RECOGNISERS[name] = recognise
 
 
-register_decoder(
-    "openai-responses",
-    OpenAIResponsesDecoder,
-    ('"response.created"', '"response.in_progress"', '"response.output_', '"response.queued"'),
-)
-register_decoder("gemini", GeminiDecoder, ('"candidates"', '"usageMetadata"', '"promptFeedback"'))
-register_decoder(
-    "ollama", OllamaDecoder, ('"done":false', '"done": false', '"done":true', '"done": true')
-)
+# (``auto`` recognises these by the shape of their messages: ``detect.message_wire``)
+register_decoder("openai-responses", OpenAIResponsesDecoder)
+register_decoder("gemini", GeminiDecoder)
+register_decoder("ollama", OllamaDecoder)
 
 __all__ = [
     "DECODERS",

@@ -1,0 +1,309 @@
+"""``auto`` decides the wire from the input's structure, the same however it is split,
+and nothing the model said is lost without an error event (review 7, findings A-E).
+
+- A, B: the first complete message's JSON decides (its ``type``, ``object``, keys),
+  never a wire's name found anywhere in what happened to be buffered: a stream whose
+  text mentions another wire, a head of comment lines, model text that mentions
+  ``"choices"`` (which stays text, its calls and words kept).
+- C: a byte order mark before a JSON body is dropped before the body is read.
+- D: bytes that are not UTF-8 in model text are replaced and named (``invalid_utf8``
+  on a call that holds one) the same way in any split; input whose first bytes are
+  not UTF-8 is still refused as no text.
+- E: a wire message the repair ladder had to guess at is read and reported.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import pytest
+from corpus import real_captures, stream_cases
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from toolwire.events import Event, StreamResult
+from toolwire.parser import StreamParser
+from toolwire.providers import detect_format
+from toolwire.providers.detect import DETECT_LIMIT
+
+WEATHER = {
+    "name": "get_weather",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
+}
+
+
+def parse(data: bytes, cuts: list[int] | tuple[int, ...] = (), fmt: str = "auto") -> Any:
+    """The parser's format and the result of ``data`` fed in pieces cut at ``cuts``."""
+    parser = StreamParser(fmt, [WEATHER])
+    events: list[Event] = []
+    at = 0
+    for cut in [*sorted({c for c in cuts if 0 < c < len(data)}), len(data)]:
+        events += parser.feed(data[at:cut])
+        at = cut
+    events += parser.close()
+    return parser.format, StreamResult.collect(events)
+
+
+def splits(data: bytes) -> list[list[int]]:
+    """Whole, in halves, at every line end, and byte by byte."""
+    lines = [i + 1 for i, b in enumerate(data) if b == 0x0A]
+    return [[], [len(data) // 2], lines, list(range(1, len(data)))]
+
+
+def anthropic_stream(text: str, lead: bytes = b"") -> bytes:
+    events = [
+        {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": text},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 5},
+        },
+        {"type": "message_stop"},
+    ]
+    body = "".join(
+        f"event: {e['type']}\ndata: {json.dumps(e, separators=(',', ':'))}\n\n" for e in events
+    )
+    return lead + body.encode()
+
+
+def responses_stream(instructions: str) -> bytes:
+    response = {
+        "id": "resp_1",
+        "object": "response",
+        "status": "in_progress",
+        "instructions": instructions,
+        "output": [],
+    }
+    events = [
+        {"type": "response.created", "sequence_number": 0, "response": response},
+        {
+            "type": "response.output_text.delta",
+            "sequence_number": 1,
+            "item_id": "m1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "Hi",
+        },
+        {
+            "type": "response.completed",
+            "sequence_number": 2,
+            "response": {
+                **response,
+                "status": "completed",
+                "usage": {"input_tokens": 3, "output_tokens": 1},
+            },
+        },
+    ]
+    return b"".join(
+        f"event: {e['type']}\ndata: {json.dumps(e, separators=(',', ':'))}\n\n".encode()
+        for e in events
+    )
+
+
+CHAT_BODY = json.dumps(
+    {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "hi",
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+    }
+).encode()
+
+HERMES = b'<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n'
+
+# model text that mentions the names of wires and their fields
+MENTIONS = [
+    HERMES + b'The "choices" list is empty.',
+    b'Sure.\n\nIn the response, "choices" is a list of completions.\n',
+    b'The API returns "choices" here.',
+    b"Use chat.completion objects.\n",
+    b'Check "candidates" first.\nThen more.',
+    b'Ollama replied {"done": false} mid-stream.\n',
+    b'"type": "message_start" opens an Anthropic stream.\n\ndata: is a field.\n',
+    b'event: a word\n\nthen "response.created" and "content_block_delta".\n',
+    b'data: {"answer": "choices"}\n\nmore text\n',
+]
+
+
+def test_detection_split_invariant_finding_A_text_naming_another_wire() -> None:
+    """A stream of one wire whose text names another (and a head of comment lines
+    that pushes its first message far from the start) is its own wire in any split."""
+    for lead in (b"", b": OPENROUTER PROCESSING\n\n" * 12):
+        data = anthropic_stream('A chat.completion chunk with "choices"', lead)
+        for cuts in splits(data):
+            fmt, result = parse(data, cuts)
+            assert fmt == "anthropic", cuts
+            assert result.text == 'A chat.completion chunk with "choices"'
+            assert (result.finish_reason, result.errors) == ("stop", [])
+            assert result.usage is not None and result.usage.output_tokens == 5
+
+
+def test_detection_split_invariant_finding_B_responses_instructions_name_chat() -> None:
+    data = responses_stream("You convert chat.completion payloads with their choices.")
+    for cuts in splits(data):
+        fmt, result = parse(data, cuts)
+        assert fmt == "openai-responses"
+        assert (result.text, result.finish_reason, result.errors) == ("Hi", "stop", [])
+        assert result.usage is not None and result.usage.input_tokens == 3
+    assert detect_format(data) == "openai-responses"
+
+
+@pytest.mark.parametrize("text", MENTIONS)
+def test_detection_split_invariant_finding_B_model_text_mentioning_wires(text: bytes) -> None:
+    """Model text stays text, whole or split: its words and its calls kept."""
+    whole = parse(text)
+    assert whole[0] == "text:auto" and whole[1].errors == []
+    assert whole[1].finish_reason in ("stop", "tool_calls")
+    if text.startswith(HERMES):
+        assert [(c.name, c.status, c.arguments) for c in whole[1].calls] == [
+            ("get_weather", "complete", {"city": "Paris"})
+        ]
+        assert whole[1].text == '\nThe "choices" list is empty.'
+    else:
+        assert whole[1].text == text.decode()
+    for cuts in splits(text):
+        assert parse(text, cuts) == whole, cuts
+
+
+def test_detection_split_invariant_finding_C_bom_before_a_json_body() -> None:
+    data = b"\xef\xbb\xbf" + CHAT_BODY
+    want = [("get_weather", "complete", {"city": "Paris"})]
+    for fmt in ("auto", "openai-chat"):
+        for cuts in [[], [1], [2], [3], [4], [100], [200], list(range(1, len(data)))]:
+            got, result = parse(data, cuts, fmt)
+            assert got == "openai-chat", (fmt, cuts)
+            assert [(c.name, c.status, c.arguments) for c in result.calls] == want
+            assert (result.text, result.errors) == ("hi", [])
+
+
+def test_detection_split_invariant_finding_D_invalid_utf8_in_model_text() -> None:
+    after_call = b"Hello there.\n\n" + HERMES + "Caf\xe9 ".encode() + b"\xff done."
+    in_call = b"Hello there.\n" + HERMES.replace(b"Paris", b"Par\xffis")
+    for data, status, repairs, city in [
+        (after_call, "complete", (), "Paris"),
+        (in_call, "repaired", ("invalid_utf8",), "Par\ufffdis"),
+    ]:
+        whole = parse(data)
+        fmt, result = whole
+        assert fmt == "text:auto" and result.errors == []
+        assert [(c.status, c.repairs, c.arguments) for c in result.calls] == [
+            (status, repairs, {"city": city})
+        ]
+        assert "\ufffd" in result.text or status == "repaired"
+        for cuts in splits(data):
+            assert parse(data, cuts) == whole, cuts
+
+
+def test_detection_split_invariant_finding_D_binary_input_is_refused_in_any_split() -> None:
+    data = gzip.compress(anthropic_stream("hi"))
+    for cuts in splits(data):
+        _fmt, result = parse(data, cuts)
+        assert (result.text, result.calls, result.finish_reason) == ("", [], "error")
+        assert [e.message for e in result.errors] == [
+            "the input is not UTF-8 text (compressed or binary data?)"
+        ]
+
+
+def test_detection_split_invariant_finding_E_repaired_wire_message_is_reported() -> None:
+    data = (
+        b'data: {"choices":[{"index":0,"delta":{"content":"Hello "}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delt\ndata: a":{"content":"world"}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    )
+    for cuts in splits(data):
+        fmt, result = parse(data, cuts)
+        assert (fmt, result.text, result.finish_reason) == ("openai-chat", "Hello ", "stop")
+        (error,) = result.errors
+        assert "control_character" in error.message and '"world"' in error.raw
+
+
+def test_finding_E_python_style_chunk_is_read_as_meant_without_a_report() -> None:
+    data = (
+        b"data: {'choices': [{'index': 0, 'delta': {'content': 'hi'}, 'finish_reason': None}]}"
+        b'\n\ndata: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
+    )
+    for cuts in splits(data):
+        fmt, result = parse(data, cuts)
+        assert (fmt, result.text, result.errors) == ("openai-chat", "hi", [])
+
+
+def test_detection_split_invariant_at_the_limit() -> None:
+    """The first ``DETECT_LIMIT`` bytes decide, as if the input ended there: a first
+    message longer than that still names its wire, and a head of comments that long
+    is no wire (it decides the same in any split)."""
+    long_first = responses_stream("x" * DETECT_LIMIT)
+    comments = b": keep-alive\n\n" * (DETECT_LIMIT // 14 + 1) + anthropic_stream("hi")
+    for data, want in [(long_first, "openai-responses"), (comments, "text:auto")]:
+        results = {parse(data, cuts)[0] for cuts in ([], [7], [DETECT_LIMIT - 1], [DETECT_LIMIT])}
+        assert results == {want}
+
+
+# -- every split of real captures, corpus streams and text that mentions wires ---------
+
+_WIRE_INPUTS = [path.read_bytes() for path in real_captures()] + [
+    case["input"].encode("utf-8", "surrogatepass")
+    for case in stream_cases()
+    if not case["format"].startswith("text:")
+]
+_TEXT_INPUTS = MENTIONS + [
+    case["input"].encode("utf-8", "surrogatepass")
+    for case in stream_cases()
+    if case["format"].startswith("text:")
+]
+# what real servers put before or around a stream's first message
+_LEADS = [
+    b"",
+    b": OPENROUTER PROCESSING\n\n",
+    b": ping\n\n",
+    b"\xef\xbb\xbf",
+    b"\n\n",
+    b"retry: 3000\n\n",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(_WIRE_INPUTS + _TEXT_INPUTS),
+    st.sampled_from(_LEADS),
+    st.booleans(),
+    st.lists(st.integers(0, 4000), max_size=8),
+)
+@example(_WIRE_INPUTS[0], b"", False, [1])
+def test_detection_split_invariant_over_captures_corpus_and_text(
+    data: bytes, lead: bytes, crlf: bool, cuts: list[int]
+) -> None:
+    if lead and data in _WIRE_INPUTS:
+        data = lead + data
+    if crlf:
+        data = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    whole = parse(data)
+    assert parse(data, cuts) == whole
+    assert detect_format(data) == (whole[0] if whole[0] != "text:auto" else None)
