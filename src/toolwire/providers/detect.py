@@ -329,12 +329,13 @@ class FormatDetector:
             if verdict is not None:
                 return verdict
         self._pos = pos
-        self._scanned = end - 1 if buf[end - 1 : end] == b"\r" else end
+        # (a CR at the end is a line end not yet known to be whole: the line is before it)
+        self._scanned = line_end = end - 1 if buf[end - 1 : end] == b"\r" else end
         if final:
             # the last line and block end with the input
             verdict = self._line(buf[pos:end]) if pos < end else None
             return verdict or self._line(b"") or TEXT
-        if pos < end and not _may_be_field(buf[pos : min(end, pos + _FIELD_HEAD)]):
+        if pos < line_end and not _may_be_field(buf[pos : min(line_end, pos + _FIELD_HEAD)]):
             return TEXT
         return None
 
