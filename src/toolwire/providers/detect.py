@@ -12,10 +12,11 @@ decides, or the input ends, or its first ``DETECT_LIMIT`` bytes are in:
   one that never closes is read leniently at the end (a cut-off body).
 - Anything else is read line by line as Server-Sent Events: comments, blank lines and
   the fields ``data``, ``event``, ``id`` and ``retry``. The first block with data is the
-  first message; its JSON's shape (``type``, ``object``, top-level keys:
-  ``message_wire``) names the wire. A line, or the start of one, that is no SSE field,
-  and a first message of no wire, make the input text. A ``: comment`` line or a JSON
-  message that mentions another wire's names decides nothing.
+  first message; the member its JSON opens with (``type``, or ``object`` after ``id``),
+  where that names a wire's message, else its parsed shape (``type``, ``object``,
+  top-level keys: ``message_wire``) names the wire. A line, or the start of one, that
+  is no SSE field, and a first message of no wire, make the input text. A ``: comment``
+  line or a JSON message that mentions another wire's names decides nothing.
 - What the first ``DETECT_LIMIT`` bytes of SSE hold decides, read as if the input
   ended there (a first message cut there is read leniently), never what happened to
   be buffered: a head of keep-alive comments waits, and the decision stays the same.
