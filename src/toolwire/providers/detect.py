@@ -183,7 +183,7 @@ class FormatDetector:
         self._start = -1  # the first byte that is not white space, once known
         self._pos = 0  # SSE: the next line's start; before ``_start``: where to look
         self._scanned = 0  # SSE: no line ends before here after ``_pos``
-        self._data: bytes | bytearray | None = None  # SSE: the data of the block so far
+        self._data: list[bytes | bytearray] | None = None  # SSE: the block's data lines
         self._splitter: JsonObjectSplitter | None = None
         self._first = 0  # JSON: where the first object starts
         self._text = False  # text, once the probe is in
@@ -284,8 +284,9 @@ class FormatDetector:
         if splitter is None:
             first = self._start
             if buf[first] == 0x5B:  # [: the first object comes after the array's bracket
-                found = _NOT_SPACE.search(buf, first + 1)
+                found = _NOT_SPACE.search(buf, max(first + 1, self._pos))
                 if found is None:
+                    self._pos = len(buf)  # (white space up to here: searched once)
                     return TEXT if final else None
                 first = found.start()
                 if buf[first] != 0x7B:  # {
@@ -344,14 +345,16 @@ class FormatDetector:
         """One SSE line: a wire or text once it decides, else None."""
         if not line:  # a blank line ends a block: the first with data decides
             data = self._data
-            return None if data is None else _wire_of(data)
+            return None if data is None else _wire_of(b"\n".join(data))
         if line[:1] == b":" or not line.strip(b" \t"):
             return None  # a comment (a keep-alive), or white space
         name, _, value = line.partition(b":")
         if name == b"data":
             if value[:1] == b" ":
                 value = value[1:]
-            self._data = value if self._data is None else self._data + b"\n" + value
+            if self._data is None:
+                self._data = []
+            self._data.append(value)
         elif name not in _FIELDS:
             return TEXT
         return None
