@@ -166,6 +166,8 @@ class FormatDetector:
         "_common",
         "_data",
         "_first",
+        "_lead",
+        "_lead_wire",
         "_pos",
         "_scanned",
         "_skip",
@@ -188,6 +190,8 @@ class FormatDetector:
         self._first = 0  # JSON: where the first object starts
         self._text = False  # text, once the probe is in
         self._common = False  # the input opens as the common first block so far
+        self._lead = -1  # (``_common_block``: the opening member's end, and its wire)
+        self._lead_wire: str | None = None
         self.body = False
 
     def feed(self, data: bytes) -> str | None:
@@ -250,16 +254,20 @@ class FormatDetector:
     def _common_block(self, buf: bytes | bytearray, final: bool) -> str | None:
         """The common first block's wire, ``_WAIT`` while it is not whole yet, or None
         (and the lines decide from now on) where the input is not one, or ends."""
-        found = _common_first(buf)
-        if found is not None and not final and len(buf) < DETECT_LIMIT:
-            end = buf.find(b"\n", max(found.end(), self._scanned))
-            if end < 0 or end + 1 == len(buf):
-                self._scanned = len(buf) - 1 if end < 0 else end  # (searched up to here)
-                return _WAIT
-            if buf[end + 1] == 0x0A and buf.find(b"\r", found.end(), end) < 0:
-                wire = _kind_wire(found)
-                if wire is not None:
-                    return wire
+        lead = self._lead  # where the data line's opening member ends, once read
+        if not final and len(buf) < DETECT_LIMIT:
+            if lead < 0:
+                found = _common_first(buf)
+                self._lead_wire = wire = _kind_wire(found) if found is not None else None
+                if found is not None and wire is not None:
+                    self._lead = lead = found.end()
+            if lead >= 0:
+                end = buf.find(b"\n", max(lead, self._scanned))
+                if end < 0 or end + 1 == len(buf):
+                    self._scanned = len(buf) - 1 if end < 0 else end  # (searched up to here)
+                    return _WAIT
+                if buf[end + 1] == 0x0A and buf.find(b"\r", lead, end) < 0:
+                    return self._lead_wire
         self._common = False
         self._scanned = 0
         return None
