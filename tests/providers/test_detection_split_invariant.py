@@ -255,6 +255,29 @@ def test_finding_E_python_style_chunk_is_read_as_meant_without_a_report() -> Non
         assert (fmt, result.text, result.errors) == ("openai-chat", "hi", [])
 
 
+
+def test_finding_E_json5_style_chunk_is_read_as_meant_without_a_report() -> None:
+    """Comments, bare keys and odd white space sit between tokens: reading past them
+    changes nothing the message held, so they are not reported (a report ends an
+    agent run); a raw control character is, as finding E's cut string shows."""
+    quiet = (
+        b'data: {choices: [{"index": 0, "delta": {"content": "hi"}}]} // proxy\n\n'
+        b'data: {"choices":\xc2\xa0[{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
+    )
+    for cuts in splits(quiet):
+        fmt, result = parse(quiet, cuts)
+        assert (fmt, result.text, result.finish_reason, result.errors) == (
+            "openai-chat",
+            "hi",
+            "stop",
+            [],
+        )
+    loud = b'data: {"choices":[{"index":0,"delta":{"content":"a\tb"}}]}\n\ndata: [DONE]\n\n'
+    _fmt, result = parse(loud)
+    assert result.text == "a\tb"
+    (error,) = result.errors
+    assert "control_character" in error.message
+
 def test_detection_split_invariant_at_the_limit() -> None:
     """The first ``DETECT_LIMIT`` bytes decide, as if the input ended there: a first
     message longer than that still names its wire, and a head of comments that long

@@ -58,9 +58,22 @@ def raw_text(raw: Raw) -> str:
 
 
 # repairs that read a wire message as it was meant, changing nothing it held: the
-# Python-style JSON proxies write (``str(dict)``: quotes, True/False/None, tuples)
+# Python-style JSON proxies write (``str(dict)``: quotes, True/False/None, tuples),
+# and what JSON5-ish writers add between tokens (comments, bare keys, odd white space).
+# A StreamError ends an agent run, so only a reading that may have lost something is
+# reported: a raw control character stays reported, as a string cut across two data
+# lines reads as a key no decoder knows (its content then goes unread).
 _READINGS = frozenset(
-    {"python_literal", "single_quote", "python_constant", "tuple", "trailing_comma"}
+    {
+        "python_literal",
+        "single_quote",
+        "python_constant",
+        "tuple",
+        "trailing_comma",
+        "comment",
+        "unquoted_key",
+        "special_whitespace",
+    }
 )
 
 
