@@ -255,7 +255,6 @@ def test_finding_E_python_style_chunk_is_read_as_meant_without_a_report() -> Non
         assert (fmt, result.text, result.errors) == ("openai-chat", "hi", [])
 
 
-
 def test_finding_E_json5_style_chunk_is_read_as_meant_without_a_report() -> None:
     """Comments, bare keys and odd white space sit between tokens: reading past them
     changes nothing the message held, so they are not reported (a report ends an
@@ -277,6 +276,7 @@ def test_finding_E_json5_style_chunk_is_read_as_meant_without_a_report() -> None
     assert result.text == "a\tb"
     (error,) = result.errors
     assert "control_character" in error.message
+
 
 def test_detection_split_invariant_at_the_limit() -> None:
     """The first ``DETECT_LIMIT`` bytes decide, as if the input ended there: a first
