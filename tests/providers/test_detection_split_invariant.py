@@ -207,9 +207,13 @@ def test_detection_split_invariant_finding_C_bom_before_a_json_body() -> None:
 def test_detection_split_invariant_finding_D_invalid_utf8_in_model_text() -> None:
     after_call = b"Hello there.\n\n" + HERMES + "Caf\xe9 ".encode() + b"\xff done."
     in_call = b"Hello there.\n" + HERMES.replace(b"Paris", b"Par\xffis")
+    # a U+FFFD the model sent, in a call read before the first bad byte: not named
+    # repaired, whether that byte comes in the same piece or a later one (review 8)
+    sent_before = HERMES.replace(b"Paris", "Par\ufffdis".encode()) + b"more \xff end"
     for data, status, repairs, city in [
         (after_call, "complete", (), "Paris"),
         (in_call, "repaired", ("invalid_utf8",), "Par\ufffdis"),
+        (sent_before, "complete", (), "Par\ufffdis"),
     ]:
         whole = parse(data)
         fmt, result = whole

@@ -41,9 +41,15 @@ class PlainTextDecoder(WireDecoder):
     def _decode(self, data: bytes, *, final: bool) -> str:
         try:
             text, used = utf_8_decode(data, "strict", final)
-        except UnicodeDecodeError:
-            text, used = utf_8_decode(data, "replace", final)
+        except UnicodeDecodeError as exc:
+            # The text before the first bad byte goes on first: what it holds is read
+            # before any byte is replaced, as it is when the bad byte comes in a later
+            # piece (a call there is not named repaired in one split and not another).
+            if exc.start:
+                self.text(utf_8_decode(data[: exc.start], "strict", True)[0])
             # (the assembler's marker for replaced bytes: here U+FFFD itself)
             self.sink.invalid_utf8 = REPLACEMENT
+            text, used = utf_8_decode(data[exc.start :], "replace", final)
+            used += exc.start
         self._rest = data[used:]
         return text
