@@ -13,7 +13,7 @@ import json
 import random
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from toolwire.assemble import CallAssembler
@@ -269,3 +269,126 @@ def test_valid_arguments_in_any_deltas_come_out_complete_and_equal_F7_F15(
     assert StreamResult.collect(events).to_dict() == result.to_dict()
     assert streamed(events) == text
     assert [e.call for e in events if isinstance(e, CallFinished)] == result.calls
+
+
+# -- a second value in text with neither id nor name (F3, F15) -------------------------
+
+
+def anthropic_messages(pieces: list[str], finish: str) -> list[dict[str, Any]]:
+    block = {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}
+    messages: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"id": "m", "role": "assistant", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+    ]
+    for piece in pieces:
+        delta = {"type": "input_json_delta", "partial_json": piece}
+        messages.append({"type": "content_block_delta", "index": 0, "delta": delta})
+    stop = {"tool_calls": "tool_use", "length": "max_tokens"}[finish]
+    messages.append({"type": "content_block_stop", "index": 0})
+    messages.append({"type": "message_delta", "delta": {"stop_reason": stop}})
+    messages.append({"type": "message_stop"})
+    return messages
+
+
+def chat_messages(pieces: list[str], finish: str) -> list[dict[str, Any]]:
+    """The call's id and name in its first chunk only, then argument text alone."""
+    header = {"index": 0, "id": "call_1", "type": "function"}
+    header["function"] = {"name": "f", "arguments": ""}
+    calls = [[header]] + [[{"index": 0, "function": {"arguments": p}}] for p in pieces]
+    messages = [{"choices": [{"index": 0, "delta": {"tool_calls": c}}]} for c in calls]
+    messages.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return messages
+
+
+def sse(messages: list[dict[str, Any]]) -> bytes:
+    """Anthropic's messages with their event lines; OpenAI's with its end marker."""
+    if "type" in messages[0]:
+        return "".join(f"event: {m['type']}\ndata: {json.dumps(m)}\n\n" for m in messages).encode()
+    return ("".join(f"data: {json.dumps(m)}\n\n" for m in messages) + "data: [DONE]\n\n").encode()
+
+
+WIRES = {"openai-chat": chat_messages, "anthropic": anthropic_messages}
+
+
+def test_a_second_value_in_a_later_delta_is_not_a_second_call_F3_F15() -> None:
+    """The review's case: one delta gave one invalid call, two deltas a complete call
+    {"city": "A"} (which an engine would run) and a nameless one. Text with neither id
+    nor name is the call's, however it was chunked; the ladder refuses {..}{..}."""
+    whole = '{"city":"A"}{"city":"B"}'
+    cuts = ([whole], ['{"city":"A"}', '{"city":"B"}'], ['{"city":"A"}', ' {"city":"B"}'])
+    for fmt, messages in WIRES.items():
+        results = []
+        for pieces in cuts:
+            results.append(parse_stream(sse(messages(pieces, "tool_calls")), fmt, [WEATHER]))
+            # the same messages as an SDK hands them over
+            parser = StreamParser(fmt, [WEATHER])
+            events = [e for m in messages(pieces, "tool_calls") for e in parser.feed_object(m)]
+            results.append(StreamResult.collect(events + parser.close()))
+        for result in results:
+            (call,) = result.calls
+            assert call.status == "invalid"
+            assert call.arguments is None
+            assert call.raw_arguments.replace(" ", "") == whole
+            assert any("several top-level values" in e for e in call.errors), call.errors
+        # bytes, then objects, for each cutting (the last one adds a space)
+        dicts = [r.to_dict() for r in results]
+        assert dicts[0] == dicts[1] == dicts[2] == dicts[3]
+        assert dicts[4] == dicts[5]
+
+
+def test_a_second_value_with_a_name_is_still_a_second_call_F3() -> None:
+    """What still opens a call at a used index without an id: a name."""
+    events = assemble([(0, None, "f", '{"a": 1}'), (0, None, "f", '{"a": 2}')])
+    calls = StreamResult.collect(events).calls
+    assert [(c.name, c.arguments, c.status) for c in calls] == [
+        ("f", {"a": 1}, "complete"),
+        ("f", {"a": 2}, "complete"),
+    ]
+
+
+VALUE = st.one_of(ARGS.map(json.dumps), st.lists(JSON_VALUES, max_size=3).map(json.dumps))
+
+
+@st.composite
+def values_text(draw: st.DrawFn) -> str:
+    """One to three JSON values one after another, maybe with whitespace around and
+    between them, maybe cut off."""
+    values = draw(st.lists(VALUE, min_size=1, max_size=3))
+    text = draw(SPACE) + "".join(v + draw(SPACE) for v in values)
+    if draw(st.booleans()):
+        text = text[: draw(st.integers(1, len(text)))]
+    return text
+
+
+def repeats_all_so_far(pieces: list[str]) -> bool:
+    """Some delta after the first repeats all the text before it: it may be read as a
+    cumulative snapshot (F7), which only a delta boundary can say."""
+    so_far = ""
+    for piece in pieces:
+        if so_far and piece.startswith(so_far):
+            return True
+        so_far += piece
+    return False
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values_text(),
+    st.data(),
+    st.sampled_from(sorted(WIRES)),
+    st.sampled_from(["tool_calls", "length"]),
+)
+def test_argument_text_in_any_deltas_gives_what_one_delta_gives_F15(
+    text: str, data: st.DataObject, fmt: str, finish: str
+) -> None:
+    """Argument text with neither id nor name, several values run together included,
+    cut into deltas anywhere (no delta repeating all before it, F7): the same calls,
+    statuses, repairs and errors as the text in one delta."""
+    pieces = data.draw(deltas(text))
+    assume(not repeats_all_so_far(pieces))
+    messages = WIRES[fmt]
+    whole = parse_stream(sse(messages([text], finish)), fmt)
+    result = parse_stream(sse(messages(pieces, finish)), fmt)
+    assert result.to_dict() == whole.to_dict(), pieces
+    (call,) = result.calls
+    assert call.raw_arguments == text

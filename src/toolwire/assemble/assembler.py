@@ -7,8 +7,13 @@ object, one per stream (F23).
 Slot routing (F3–F8, F19, F20): a fragment with an id goes to that id's slot (a new id
 at a used index opens a new slot, F3/F6); a late id is adopted by the index's slot when
 that slot has none yet; a fragment without id goes to its index's slot (0 is an index,
-F20), or, without index, to the most recent open slot (F4). Name and id are set once;
-a different name for the same call is recorded as a conflict, never concatenated (F8).
+F20), or, without index, to the most recent open slot (F4), unless it names another
+tool or, with a name, opens a second value after a whole one (F3, F19). Text with
+neither id nor name is always more of its call, a second value too ({..}{..}, which
+the ladder refuses): the calls never depend on how the text was chunked (F15), and a
+call is never cut at a guessed boundary to make one part runnable. Name and id are set
+once; a different name for the same call is recorded as a conflict, never concatenated
+(F8).
 Cumulative snapshots are detected and latched per slot; only the new suffix is kept
 (F7). Plain text may look like snapshots too (a whitespace-led delta after a blank
 one); while both readings fit, the slot keeps the plain text, shows no new argument
@@ -48,7 +53,8 @@ from toolwire.repair.strict import UNREAD
 from toolwire.spec import ToolSpec
 
 # First characters of argument text that may open a value once whitespace is skipped:
-# such text needs the routing decisions (F3). Python's whitespace ends at U+3000.
+# with a name, such text needs the routing decisions (F3). Python's whitespace ends at
+# U+3000.
 MAY_OPEN = frozenset("{[") | {c for c in map(chr, range(0x3001)) if c.isspace()}
 
 
@@ -58,13 +64,14 @@ def opens_value(text: str) -> bool:
 
 
 def appends_plainly(text: str, size: int) -> bool:
-    """Argument text that may join a slot holding ``size`` characters (``open_size``)
-    without routing decisions: not empty, and either the slot's first text (nothing to
-    repeat or to follow) or shorter than the text so far (a longer one may be a
-    snapshot: F7) and not opening a value (F3)."""
+    """Argument text with neither id nor name that may join a slot holding ``size``
+    characters (``open_size``) without routing decisions: not empty, and either the
+    slot's first text (nothing to repeat) or shorter than the text so far (a longer one
+    may be a snapshot: F7). Such text never opens another call, not even with a second
+    value (see ``CallAssembler._route``)."""
     if size == 0:
-        return text != ""  # (the first fragment of a call's arguments usually opens one)
-    return 0 < len(text) < size and not (text[0] in MAY_OPEN and opens_value(text))
+        return text != ""
+    return 0 < len(text) < size
 
 
 _Arguments = str | Mapping[str, Any] | list[Any] | None
@@ -598,14 +605,19 @@ class CallAssembler:
                 return slot
             return self._new_slot(index, id)
         slot = self._by_index.get(index) if index is not None else self._open
-        if slot is None or slot.closed or self._starts_new_call(slot, name, arguments):
+        if slot is None or slot.closed:
+            return self._new_slot(index, None)
+        # text with neither id nor name is more of this call, a second value in it too:
+        # split where a delta opens one, one delta holding both values would be one
+        # call and two deltas two (F15); the ladder refuses the {..}{..} (F3)
+        if name is not None and self._starts_new_call(slot, name, arguments):
             return self._new_slot(index, None)
         return slot
 
     def _starts_new_call(self, slot: _Slot, name: str | None, arguments: object) -> bool:
-        """A fragment without a matching id that cannot belong to ``slot``: the slot's
-        value is whole and the fragment names another tool or opens a second value.
-        Never {..}{..} concatenation, never two names merged (F3, F19)."""
+        """A fragment with a name or an id ``slot`` lacks that cannot belong to
+        ``slot``: the slot's value is whole and the fragment names another tool or
+        opens a second value. Never two names merged (F3, F19)."""
         if slot.delimited:
             return False
         renamed = name is not None and slot.name is not None and name != slot.name
