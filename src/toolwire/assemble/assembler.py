@@ -608,15 +608,15 @@ class CallAssembler:
         if slot is None or slot.closed:
             return self._new_slot(index, None)
         # text with neither id nor name is more of this call, a second value in it too:
-        # split where a delta opens one, one delta holding both values would be one
-        # call and two deltas two (F15); the ladder refuses the {..}{..} (F3)
+        # were it split where a delta opens one, one delta holding two values would give
+        # one call and two deltas two (F15); the ladder refuses the {..}{..} (F3)
         if name is not None and self._starts_new_call(slot, name, arguments):
             return self._new_slot(index, None)
         return slot
 
     def _starts_new_call(self, slot: _Slot, name: str | None, arguments: object) -> bool:
-        """A fragment with a name or an id ``slot`` lacks that cannot belong to
-        ``slot``: the slot's value is whole and the fragment names another tool or
+        """A fragment that carries a name, or an id the slot lacks, and cannot belong
+        to ``slot``: the slot's value is whole and the fragment names another tool or
         opens a second value. Never two names merged (F3, F19)."""
         if slot.delimited:
             return False
