@@ -295,7 +295,7 @@ class SSEWireDecoder(WireDecoder):
                             run.append(value)
                             room += len(value)
                             continue
-                        # what could open a second value or repeat a snapshot (F3, F7)
+                        # what could repeat a snapshot (F7, or be the slot's first text)
                         # takes the routing decisions, as the decoder would give it
                         if run:
                             sink.extend_arguments(run_slot, run)
