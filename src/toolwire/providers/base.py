@@ -295,7 +295,7 @@ class SSEWireDecoder(WireDecoder):
                             run.append(value)
                             room += len(value)
                             continue
-                        # what could repeat a snapshot (F7, or be the slot's first text)
+                        # text empty or as long as the text so far (a possible snapshot, F7)
                         # takes the routing decisions, as the decoder would give it
                         if run:
                             sink.extend_arguments(run_slot, run)
