@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from toolwire.assemble import CallAssembler
-from toolwire.events import ArgumentsDelta, CallFinished, Event, StreamResult
+from toolwire.events import ArgumentsDelta, CallFinished, Event, StreamResult, ToolCall
 from toolwire.parser import StreamParser, parse_stream
 from toolwire.replay.recorded import read_cases
 from toolwire.spec import ToolSpec
@@ -392,3 +392,143 @@ def test_argument_text_in_any_deltas_gives_what_one_delta_gives_F15(
     assert result.to_dict() == whole.to_dict(), pieces
     (call,) = result.calls
     assert call.raw_arguments == text
+
+
+# -- a second call without an id whose name comes alone (F3, F8, F15) ------------------
+
+
+def index_calls(calls: list[dict[str, Any]], finish: str = "tool_calls") -> list[dict[str, Any]]:
+    """OpenAI chat chunks of one tool-call fragment each, at index 0, then the finish."""
+    messages = [
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, **c}]}}]} for c in calls
+    ]
+    messages.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return messages
+
+
+def read_three_ways(messages: list[dict[str, Any]]) -> list[ToolCall]:
+    """The messages as bytes, as bytes fed 7 at a time, and as objects: one result."""
+    wire = sse(messages)
+    result = parse_stream(wire, "openai-chat")
+    whole = result.to_dict()
+    parser = StreamParser("openai-chat")
+    fed = [e for i in range(0, len(wire), 7) for e in parser.feed(wire[i : i + 7])]
+    fed += parser.close()
+    parser = StreamParser("openai-chat")
+    objects = [e for m in messages for e in parser.feed_object(m)] + parser.close()
+    assert StreamResult.collect(fed).to_dict() == whole
+    assert StreamResult.collect(objects).to_dict() == whole
+    return result.calls
+
+
+def args(text: str) -> dict[str, Any]:
+    return {"function": {"arguments": text}}
+
+
+FIRST = [{"id": "c1", "function": {"name": "f", "arguments": ""}}, *map(args, '{"a":1}')]
+
+
+def test_a_second_call_whose_name_comes_alone_is_a_second_call_F3_F15() -> None:
+    """A second call at the index, without an id: its name alone then its text
+    (OpenAI's chunk shape), or its name with the first text. The same stream cut
+    differently, so the same two calls (one gave {"a":1}{"b":2} as one invalid call).
+    The first call's text comes a character a delta, so envelopes are learned."""
+    name_alone = {"function": {"name": "f", "arguments": ""}}
+    cuts = [
+        [name_alone, args('{"b":2}')],
+        [name_alone, *map(args, '{"b":2}')],
+        [{"function": {"name": "f"}}, args('{"b"'), args(":2}")],
+        [{"function": {"name": "f", "arguments": '{"b"'}}, args(":2}")],
+        [{"function": {"name": "f", "arguments": '{"b":2}'}}],
+    ]
+    calls = [read_three_ways(index_calls(FIRST + second)) for second in cuts]
+    assert all(c == calls[0] for c in calls), calls
+    assert [(c.id, c.name, c.arguments, c.status) for c in calls[0]] == [
+        ("c1", "f", {"a": 1}, "complete"),
+        (None, "f", {"b": 2}, "complete"),
+    ]
+
+
+def test_a_second_call_whose_id_comes_after_its_name_F3_F15() -> None:
+    """The name alone, then the id with the text: the call keeps the name."""
+    cuts = [
+        [{"function": {"name": "f", "arguments": ""}}, {"id": "c2", **args('{"b":2}')}],
+        [{"function": {"name": "f", "arguments": '{"b"'}}, {"id": "c2", **args(":2}")}],
+    ]
+    calls = [read_three_ways(index_calls(FIRST + second)) for second in cuts]
+    assert calls[0] == calls[1]
+    assert [(c.id, c.name, c.arguments, c.status) for c in calls[0]] == [
+        ("c1", "f", {"a": 1}, "complete"),
+        ("c2", "f", {"b": 2}, "complete"),
+    ]
+
+
+def test_a_name_repeated_after_the_arguments_is_not_a_call_F8() -> None:
+    """A server that repeats the name with every chunk, its last one without text:
+    one call, as without the repeat (complete; cut off where the stream was, F33)."""
+    calls = {f: read_three_ways(index_calls(FIRST, f)) for f in ("tool_calls", "length")}
+    (call,) = calls["tool_calls"]
+    assert (call.id, call.name, call.arguments, call.status) == ("c1", "f", {"a": 1}, "complete")
+    tails: list[list[dict[str, Any]]] = [
+        [{"function": {"name": "f", "arguments": ""}}],
+        [{"function": {"name": "f"}}, {"function": {"name": "f", "arguments": ""}}],
+        [{"function": {"name": "f", "arguments": ""}}, args("")],
+    ]
+    for tail in tails:
+        for finish in ("tool_calls", "length"):
+            assert read_three_ways(index_calls(FIRST + tail, finish)) == calls[finish]
+    # the name on every chunk, the first with the id only
+    repeated = [{"id": "c1", "function": {"name": "f", "arguments": ""}}]
+    repeated += [{"function": {"name": "f", "arguments": p}} for p in '{"a":1}'] + [repeated[0]]
+    repeated.append({"function": {"name": "f", "arguments": ""}})
+    (call,) = read_three_ways(index_calls(repeated))
+    assert (call.name, call.arguments, call.status) == ("f", {"a": 1}, "complete")
+
+
+def test_text_after_a_repeated_name_that_opens_no_value_is_more_of_the_call_F8() -> None:
+    """The name alone in the middle of the text (F8) marks nothing: the text goes on."""
+    calls = [
+        {"id": "c1", "function": {"name": "f", "arguments": '{"a":'}},
+        {"function": {"name": "f", "arguments": ""}},
+        args('{"b":1}}'),
+    ]
+    (call,) = read_three_ways(index_calls(calls))
+    assert (call.arguments, call.status) == ({"a": {"b": 1}}, "complete")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ARGS.map(json.dumps), ARGS.map(json.dumps), st.data(), st.booleans())
+def test_two_calls_at_one_index_in_any_deltas_F3_F15(
+    first: str, second: str, data: st.DataObject, name_alone: bool
+) -> None:
+    """Two calls at index 0, the second without an id, each cut into deltas anywhere,
+    the second's name alone or with its first text: what the whole texts give."""
+    assume(not second.startswith(first))  # else the second may repeat the first (F7)
+    pieces = [data.draw(deltas(first)), data.draw(deltas(second))]
+    assume(not any(map(repeats_all_so_far, pieces)))
+    header = {"id": "c1", "function": {"name": "f", "arguments": ""}}
+    if name_alone:
+        seconds = [{"function": {"name": "f", "arguments": ""}}, *map(args, pieces[1])]
+    else:
+        seconds = [{"function": {"name": "f", "arguments": pieces[1][0]}}]
+        seconds += map(args, pieces[1][1:])
+    cut = read_three_ways(index_calls([header, *map(args, pieces[0]), *seconds]))
+    whole = [header, args(first), {"function": {"name": "f", "arguments": second}}]
+    assert cut == read_three_ways(index_calls(whole)), pieces
+    assert [(c.raw_arguments, c.status) for c in cut] == [
+        (first, "complete"),
+        (second, "complete"),
+    ]
+
+
+def test_text_with_the_id_after_a_repeated_name_spends_it_F3() -> None:
+    """The name alone, then more text with the call's own id: that text is the call's
+    (the same id, F3), and so is a value after it without id or name ({..}{..})."""
+    calls = [
+        {"id": "c1", "function": {"name": "f", "arguments": '{"a":1}'}},
+        {"function": {"name": "f", "arguments": ""}},
+        {"id": "c1", **args('{"b":2}')},
+        args('{"c":3}'),
+    ]
+    (call,) = read_three_ways(index_calls(calls))
+    assert (call.raw_arguments, call.status) == ('{"a":1}{"b":2}{"c":3}', "invalid")

@@ -8,7 +8,9 @@ Slot routing (F3–F8, F19, F20): a fragment with an id goes to that id's slot (
 at a used index opens a new slot, F3/F6); a late id is adopted by the index's slot when
 that slot has none yet; a fragment without id goes to its index's slot (0 is an index,
 F20), or, without index, to the most recent open slot (F4), unless it names another
-tool or, with a name, opens a second value after a whole one (F3, F19). Text with
+tool or, with a name, opens a second value after a whole one (F3, F19); a name that
+comes alone after a whole value counts for the next fragment that opens one (the
+name and that text in one fragment or two: the same calls, F15). Other text with
 neither id nor name is always more of its call, a second value too ({..}{..}, which
 the ladder refuses): the calls never depend on how the text was chunked (F15), and a
 call is never cut at a guessed boundary to make one part runnable. Name and id are set
@@ -129,6 +131,7 @@ class _Slot:
         "id",
         "index",
         "name",
+        "next_name",
         "number",
         "object_value",
         "partial",
@@ -148,6 +151,10 @@ class _Slot:
         self.index = index
         self.id = id
         self.name: str | None = None
+        # the slot's name came again without id or argument text (OpenAI's header of a
+        # call without an id): the next fragment here that opens a second value after a
+        # whole one starts a new call of this name, as it would with the name in it (F15)
+        self.next_name: str | None = None
         self.parts: list[str] = []
         self.size = 0
         # whether the value so far is whole (F3), made once a routing decision needs
@@ -331,6 +338,8 @@ class CallAssembler:
             arguments, replaced = self._unmarked_arguments(arguments)
             raw = raw and self._unmarked(raw)
         slot = self._route(index, id, name, arguments, delimited)
+        if slot.next_name is not None and not _blank(arguments):
+            slot.next_name = None  # more of this call: no new call starts here now
         if not snapshots:
             slot.snapshots = False
         if delimited:
@@ -456,6 +465,7 @@ class CallAssembler:
             or slot.snapshot is not None
             or not slot.started_event
             or slot.object_value is not NOT_GIVEN
+            or slot.next_name is not None
         ):
             return -1
         return slot.size
@@ -561,8 +571,10 @@ class CallAssembler:
         value: dict[str, Any] | list[Any] = orjson.loads(text.replace(marker, REPLACEMENT))
         return value, True
 
-    def _new_slot(self, index: int | None, id: str | None) -> _Slot:
+    def _new_slot(self, index: int | None, id: str | None, name: str | None = None) -> _Slot:
         slot = _Slot(len(self._slots), index, id)
+        if name is not None:  # (its name came before its first text: see ``next_name``)
+            slot.name = name
         self._slots.append(slot)
         if id:
             self._by_id[id] = slot
@@ -603,6 +615,9 @@ class CallAssembler:
                 slot.id = id  # a late id: adopt it
                 self._by_id[id] = slot
                 return slot
+            if name is None and slot is not None and not slot.closed:
+                # a new call after its name came alone (see ``next_name``)
+                return self._new_slot(index, id, slot.next_name)
             return self._new_slot(index, id)
         slot = self._by_index.get(index) if index is not None else self._open
         if slot is None or slot.closed:
@@ -610,8 +625,24 @@ class CallAssembler:
         # text with neither id nor name is more of this call, a second value in it too:
         # were it split where a delta opens one, one delta holding two values would give
         # one call and two deltas two (F15); the ladder refuses the {..}{..} (F3)
-        if name is not None and self._starts_new_call(slot, name, arguments):
-            return self._new_slot(index, None)
+        if name is not None:
+            if self._starts_new_call(slot, name, arguments):
+                return self._new_slot(index, None)
+            if (
+                name == slot.name
+                and slot.size
+                and not slot.delimited
+                and _blank(arguments)
+                and self._scanned(slot).balanced
+            ):
+                # after a whole value, the header of a next call whose text comes in the
+                # next deltas (OpenAI sends it so), or a name repeated on every chunk
+                # (F8): only text that opens a second value tells them apart, as it
+                # does with the name in the same fragment (F15)
+                slot.next_name = name
+                return slot
+        elif slot.next_name is not None and self._starts_new_call(slot, slot.next_name, arguments):
+            return self._new_slot(index, None, slot.next_name)
         return slot
 
     def _starts_new_call(self, slot: _Slot, name: str | None, arguments: object) -> bool:
@@ -824,6 +855,11 @@ class CallAssembler:
         if call.status == "truncated":
             self._calls_cut += 1
         self.events.append(CallFinished(call))
+
+
+def _blank(arguments: object) -> bool:
+    """No argument text, or only whitespace."""
+    return arguments is None or (isinstance(arguments, str) and not arguments.strip())
 
 
 def _as_invalid(call: ToolCall) -> ToolCall:
