@@ -532,3 +532,20 @@ def test_text_with_the_id_after_a_repeated_name_spends_it_F3() -> None:
     ]
     (call,) = read_three_ways(index_calls(calls))
     assert (call.raw_arguments, call.status) == ('{"a":1}{"b":2}{"c":3}', "invalid")
+
+
+def test_without_index_the_name_alone_counts_and_a_bare_second_value_does_not_F3() -> None:
+    """Fragments without index go to the most recent call (F4): there too the name
+    alone then a value is a second call, and a value with neither id nor name is not."""
+    first = (None, "c1", "f", '{"a":1}')
+    for name_alone in (True, False):
+        fragments = [first, (None, None, "f", "")] if name_alone else [first]
+        calls = StreamResult.collect(assemble([*fragments, (None, None, None, '{"b":2}')])).calls
+        if name_alone:
+            assert [(c.name, c.arguments, c.status) for c in calls] == [
+                ("f", {"a": 1}, "complete"),
+                ("f", {"b": 2}, "complete"),
+            ]
+        else:
+            (call,) = calls
+            assert (call.raw_arguments, call.status) == ('{"a":1}{"b":2}', "invalid")
