@@ -6,13 +6,22 @@ minute fails closed."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+import anyio
 import pytest
 
 from toolwire.gateway.limits import KeyLimits
 from toolwire.gateway.redis_limits import RedisLimiter
 
 pytestmark = pytest.mark.anyio
+
+
+async def close(*limiters: RedisLimiter) -> None:
+    # bounded: a close that waits for ever was a full test run hung (see the last test)
+    with anyio.fail_after(30):
+        for limiter in limiters:
+            await limiter.aclose()
 
 
 async def test_concurrent_streams_are_limited_across_processes(redis_url: str) -> None:
@@ -30,8 +39,7 @@ async def test_concurrent_streams_are_limited_across_processes(redis_url: str) -
         assert await b.acquire("k") is None  # a's ended stream freed a slot for b
         assert await a.acquire("k") is not None
     finally:
-        await a.aclose()
-        await b.aclose()
+        await close(a, b)
 
 
 async def test_a_dead_process_s_slots_free_when_their_leases_run_out(redis_url: str) -> None:
@@ -44,16 +52,14 @@ async def test_a_dead_process_s_slots_free_when_their_leases_run_out(redis_url: 
         assert await live.acquire("kept") is None
         assert await live.acquire("kept") is None
         # the "dead" process stops renewing and never releases (as after kill -9)
-        assert dead._renewer is not None
-        dead._renewer.cancel()
+        await dead._stop_renewing()
         await asyncio.sleep(2.5)  # past both leases: only the live one was renewed
         assert await other.acquire("gone") is None
         assert await other.acquire("gone") is None
         refused = await other.acquire("kept")
         assert refused is not None and refused.limit == "streams"
     finally:
-        for limiter in (dead, live, other):
-            await limiter.aclose()
+        await close(dead, live, other)
 
 
 async def test_requests_and_tokens_per_minute_are_shared(redis_url: str) -> None:
@@ -75,8 +81,7 @@ async def test_requests_and_tokens_per_minute_are_shared(redis_url: str) -> None
         assert refused is not None and refused.limit == "tokens_per_minute"
         assert "1000 per minute" in refused.reason
     finally:
-        await a.aclose()
-        await b.aclose()
+        await close(a, b)
 
 
 async def test_an_unreachable_redis_fails_open_for_streams_and_closed_for_tokens() -> None:
@@ -96,5 +101,33 @@ async def test_an_unreachable_redis_fails_open_for_streams_and_closed_for_tokens
         assert refused is not None and refused.limit == "store_unreachable"
         assert decisions == ["open", "open", "open", "closed"]
     finally:
-        await streams.aclose()
-        await tokens.aclose()
+        await close(streams, tokens)
+
+
+@pytest.mark.parametrize("steps", range(8))
+async def test_a_close_during_a_renewal_stops_the_renewals(redis_url: str, steps: int) -> None:
+    """On Python 3.11, redis-py loses a cancel that arrives in the first loop steps of a
+    command (its write is an asyncio.wait_for): a limiter closed then renewed for ever,
+    and its aclose waited for ever. Closed 0..7 loop steps into a renewal, it stops."""
+    limiter = RedisLimiter(redis_url, KeyLimits(max_streams=1), lease_seconds=0.04)
+    renewals = 0
+    renewing = asyncio.Event()
+    renew = limiter._renew
+
+    async def counted(**kwargs: Any) -> Any:
+        nonlocal renewals
+        renewals += 1
+        renewing.set()
+        return await renew(**kwargs)
+
+    limiter._renew = counted  # type: ignore[assignment]
+    assert await limiter.acquire("k") is None
+    with anyio.fail_after(10):
+        await renewing.wait()
+    for _ in range(steps):
+        await asyncio.sleep(0)
+    await close(limiter)
+    assert limiter._renewer is not None and limiter._renewer.done()
+    after_close = renewals
+    await asyncio.sleep(0.1)  # ten renewal periods
+    assert renewals == after_close

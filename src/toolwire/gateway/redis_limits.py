@@ -31,7 +31,6 @@ machine) delays requests rather than letting each process count for itself.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
@@ -163,6 +162,7 @@ class RedisLimiter(Limiter):
         self._held: dict[str, list[tuple[str | None, int]]] = {}
         self._down_until = 0.0
         self._renewer: asyncio.Task[None] | None = None
+        self._closing = False
 
     @staticmethod
     def _keys(key_id: str) -> tuple[str, str, str]:
@@ -236,12 +236,14 @@ class RedisLimiter(Limiter):
             self._store_failed(exc)  # the lease runs out by itself
 
     def _start_renewing(self) -> None:
-        if self.limits.max_streams is not None and (self._renewer is None or self._renewer.done()):
+        if self._closing or self.limits.max_streams is None:
+            return
+        if self._renewer is None or self._renewer.done():
             self._renewer = asyncio.get_running_loop().create_task(self._renew_leases())
 
     async def _renew_leases(self) -> None:
-        """Keep this process's leases alive while their requests run."""
-        while True:
+        """Keep this process's leases alive while their requests run, until closed."""
+        while not self._closing:
             await asyncio.sleep(self.lease_ms / 4000)
             live = [
                 (self._keys(key_id)[0], lease)
@@ -259,11 +261,23 @@ class RedisLimiter(Limiter):
             except (RedisError, OSError) as exc:
                 self._store_failed(exc)
 
-    async def aclose(self) -> None:
+    async def _stop_renewing(self) -> None:
+        """Stop the renewals (this process's leases then run out by themselves).
+
+        The cancel alone is not enough: on Python 3.11, redis-py's command write is an
+        ``asyncio.wait_for``, which loses a cancel that arrives in the first loop steps
+        of a command (the command completes instead). The loop renewed for ever then,
+        and ``aclose`` waited for it for ever (a test run hung). ``_closing`` ends the
+        loop after that command, whose time redis-py's socket timeouts bound."""
+        self._closing = True
         if self._renewer is not None:
             self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._renewer
+            # waits for the task to end without raising its CancelledError, while a
+            # cancel of the caller itself still propagates
+            await asyncio.wait([self._renewer])
+
+    async def aclose(self) -> None:
+        await self._stop_renewing()
         await self.redis.aclose()
 
 
