@@ -18,7 +18,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def close(*limiters: RedisLimiter) -> None:
-    # bounded: a close that waits for ever was a full test run hung (see the last test)
+    # bounded: a close that never returned hung a full test run (see the last test)
     with anyio.fail_after(30):
         for limiter in limiters:
             await limiter.aclose()
