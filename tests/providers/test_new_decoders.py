@@ -377,6 +377,29 @@ def test_gemini_junk_between_chunks_is_reported() -> None:
     assert any("oops" in e.raw for e in result.errors)
 
 
+@pytest.mark.parametrize(
+    ("wire", "data"),
+    [
+        ("ollama", b'{"done":true,"message":{}}}xyz: \n{"done":true}tail'),
+        ("gemini", b'[{"candidates":[]}\n oops,[x]]abc'),
+    ],
+)
+def test_junk_between_objects_is_one_error_a_run_in_any_split(wire: str, data: bytes) -> None:
+    """Review 8, finding D: a run of junk cut by a piece's end was one error a piece
+    (one a byte, fed byte by byte)."""
+
+    def errors(step: int) -> list[tuple[str, str]]:
+        parser = StreamParser(wire)
+        events = [e for i in range(0, len(data), step) for e in parser.feed(data[i : i + step])]
+        result = StreamResult.collect(events + parser.close())
+        return [(e.message, e.raw) for e in result.errors]
+
+    whole = errors(len(data))
+    assert sum("unexpected text" in message for message, _ in whole) >= 2
+    for step in range(1, 8):
+        assert errors(step) == whole, step
+
+
 # -- Ollama ----------------------------------------------------------------------------
 
 

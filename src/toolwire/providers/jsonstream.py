@@ -21,7 +21,8 @@ class JsonObjectSplitter:
 
     ``array_closed`` is set when the top-level array's ``]`` has been read (a
     JSON-array stream's own end marker). ``junk`` collects top-level bytes that are
-    not part of any object, so the caller can report them.
+    not part of any object, so the caller can report them: one entry a run, however
+    the input was split (a run that reaches a piece's end waits for the next piece).
     """
 
     __slots__ = (
@@ -30,6 +31,7 @@ class JsonObjectSplitter:
         "_escape",
         "_in_array",
         "_in_string",
+        "_junk_run",
         "_pos",
         "_start",
         "array_closed",
@@ -46,6 +48,7 @@ class JsonObjectSplitter:
         self._in_array = False
         self.array_closed = False
         self.junk: list[bytes] = []
+        self._junk_run = bytearray()  # a run of junk cut off by a piece's end
 
     def feed(self, data: bytes) -> list[bytes]:
         self._buf += data
@@ -100,6 +103,8 @@ class JsonObjectSplitter:
     def _between(self, buf: bytearray, pos: int, end: int) -> int:
         """Outside any object: skip separators, note the array brackets."""
         ch = buf[pos]
+        if self._junk_run and (ch in _SPACE or ch in b"{[]"):
+            self._end_junk()  # the run a previous piece left ends here
         if ch in _SPACE:
             return pos + 1
         if ch == ord("{"):
@@ -116,11 +121,19 @@ class JsonObjectSplitter:
         stop = pos + 1
         while stop < end and buf[stop] not in _SPACE and buf[stop] not in b"{[]":
             stop += 1
-        self.junk.append(bytes(buf[pos:stop]))
+        self._junk_run += buf[pos:stop]
+        if stop < end:
+            self._end_junk()
         return stop
+
+    def _end_junk(self) -> None:
+        self.junk.append(bytes(self._junk_run))
+        self._junk_run.clear()
 
     def close(self) -> bytes:
         """End of input: the bytes of an object that never closed (empty if none)."""
+        if self._junk_run:
+            self._end_junk()
         rest = bytes(self._buf[self._start :]) if self._start >= 0 else b""
         self._buf = bytearray()
         self._start = -1
