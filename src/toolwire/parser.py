@@ -96,20 +96,17 @@ class StreamParser:
         if text_input:
             text_format = format.split(":", 1)[1]
         if text_format is not None:
-            self._extractor = _text_extractor(
+            extractor = self._extractor = _text_extractor(
                 text_format, self.assembler, self.tools, calls_in_reasoning
             )
-            if not text_input:
-                self.assembler.before_finish = self._extractor.close
-        self._calls_in_reasoning = calls_in_reasoning
-        if text_input:
-            self._decoder = PlainTextDecoder(self.assembler, self._text_sink())
-        elif format != "auto" and format not in DECODERS:
+            if text_input:
+                self._decoder = PlainTextDecoder(self.assembler, extractor.feed)
+            else:
+                self.assembler.before_finish = extractor.close
+        if not text_input and format != "auto" and format not in DECODERS:
             known = ", ".join([*known_formats(), "text:<family>"])
             raise UnknownFormatError(f"unknown format {format!r}; known: {known}")
-
-    def _text_sink(self) -> Any:
-        return self._extractor.feed if self._extractor is not None else None
+        self._calls_in_reasoning = calls_in_reasoning
 
     def feed(self, data: bytes | str) -> list[Event]:
         if isinstance(data, str):
@@ -218,7 +215,7 @@ class StreamParser:
         wire has a separate body decoder)."""
         cls = BODY_DECODERS.get(name) if body else None
         self.format = name
-        extractor = self._extractor  # (``_text_sink``, inlined: a call less per stream)
+        extractor = self._extractor  # (model text inside the wire's text, if asked for)
         self._decoder = (cls or DECODERS[name])(
             self.assembler, extractor.feed if extractor is not None else None
         )

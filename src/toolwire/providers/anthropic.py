@@ -63,9 +63,9 @@ class AnthropicDecoder(SSEWireDecoder):
             self._hand_usage()
 
     def _hand_usage(self) -> None:
-        if not self._counts_handed:
-            self._counts_handed = True
-            self.sink.set_usage(Usage(*self._counts))
+        """The counts not handed yet (callers check ``_counts_handed``)."""
+        self._counts_handed = True
+        self.sink.set_usage(Usage(*self._counts))
 
     def on_message(self, message: SSEMessage) -> None:
         if not message.data:
