@@ -313,6 +313,8 @@ _LEADS = [
     b"\xef\xbb\xbf",
     b"\n\n",
     b"retry: 3000\n\n",
+    b"data: \n\n",  # an empty message: a keep-alive (review 9, finding F1)
+    b"data: {}\n\n",
 ]
 
 

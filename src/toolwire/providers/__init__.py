@@ -36,7 +36,15 @@ def register_decoder(
     recognise: Callable[[dict[str, Any]], bool] | None = None,
 ) -> None:
     """Add a wire format; ``recognise`` tells whether a first message (or a body),
-    as a JSON object none of the built-in formats claims, is this format's (``auto``)."""
+    as a JSON object none of the built-in formats claims, is this format's (``auto``).
+    It may see any JSON object a model or proxy writes: one it raises on is not its
+    format."""
+    if recognise is not None and not callable(recognise):
+        # (the parameter once took substrings to look for: say so here, not mid-parse)
+        raise TypeError(
+            f"register_decoder({name!r}): recognise must be a callable that takes the "
+            f"first message as a dict, not {type(recognise).__name__}"
+        )
     DECODERS[name] = cls
     if recognise is not None:
         RECOGNISERS[name] = recognise

@@ -484,14 +484,18 @@ class JsonStreamDecoder(WireDecoder):
         self._calls = 0
 
     def feed_objects(self, data: bytes) -> None:
-        for raw in self._json.feed(data):
-            self._on_bytes(raw)
-        self._report_junk()
+        splitter = self._json
+        for raw, junk in splitter.in_order(splitter.feed(data)):
+            if junk:
+                self._junk(raw)
+            else:
+                self._on_bytes(raw)
 
     def close_objects(self) -> bool:
         """End of the object stream: answers whether it ended outside any object."""
         rest = self._json.close()
-        self._report_junk()
+        for run, _ in self._json.in_order([]):
+            self._junk(run)
         if rest.strip():
             self.sink.error(
                 f"the {self.stream_title} stream ended inside a JSON object",
@@ -500,13 +504,11 @@ class JsonStreamDecoder(WireDecoder):
             return False
         return True
 
-    def _report_junk(self) -> None:
-        for junk in self._json.junk:
-            self.sink.error(
-                f"unexpected text between {self.stream_title} {self.chunk_noun}",
-                junk.decode("utf-8", "replace"),
-            )
-        self._json.junk.clear()
+    def _junk(self, run: bytes) -> None:
+        self.sink.error(
+            f"unexpected text between {self.stream_title} {self.chunk_noun}",
+            run.decode("utf-8", "replace"),
+        )
 
     def _on_bytes(self, raw: bytes) -> None:
         try:

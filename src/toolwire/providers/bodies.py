@@ -6,7 +6,8 @@ its wire's stream decoder that the stream's messages reach. Its calls therefore 
 through the same assembler and finisher: repairs, coercion and cut-offs (a ``length``
 finish closes the last call as truncated, F1) come out as they would from the stream.
 Gemini ``generateContent`` and Ollama bodies need none of this: their stream decoders
-read a whole object like one chunk.
+read a whole object like one chunk. A stream's messages saved as JSON objects (JSON
+lines of SDK stream events) are read as that stream.
 
 ``json_wire`` tells the five wires apart by the shape of a JSON object: a whole body,
 or the first chunk of a JSON-framed stream (Gemini's array, Ollama's lines).
@@ -17,10 +18,35 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import Any
 
+import orjson
+
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import WireDecoder
+from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.providers.openai_chat import OpenAIChatDecoder
 from toolwire.providers.openai_responses import OpenAIResponsesDecoder
+
+# the ``type`` of each Anthropic stream event
+ANTHROPIC_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    }
+)
+
+
+def is_stream_message(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is one message of a stream (an SSE message's data, or a
+    saved SDK stream event), not a whole response body."""
+    kind = value.get("type")
+    if isinstance(kind, str) and (kind in ANTHROPIC_EVENTS or kind.startswith("response.")):
+        return True
+    return value.get("object") == "chat.completion.chunk"
 
 
 def json_wire(value: dict[str, Any]) -> str | None:
@@ -63,8 +89,11 @@ class WholeBody(WireDecoder):
         self._body.append(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
 
     def close(self) -> None:
-        raw = b"".join(self._body).decode("utf-8", "replace")
+        data = b"".join(self._body)
         self._body = []
+        if self._read_messages(data):
+            return
+        raw = data.decode("utf-8", "replace")
         body = self.load_json(raw, "response body")
         if body is None:
             self.sink.set_finish_reason("error")  # the error event says why
@@ -77,6 +106,41 @@ class WholeBody(WireDecoder):
                 )
                 self.sink.set_finish_reason("error")
         self.finished = True  # the whole body was there: nothing was dropped
+
+    def _read_messages(self, data: bytes) -> bool:
+        """Read ``data`` as a stream's messages saved as JSON objects (JSON lines of SDK
+        stream events, a common way to keep a stream), through the stream decoder, if
+        its first object is one (``detect.is_stream_message``). False: it is no such
+        input (a body, or no JSON)."""
+        splitter = JsonObjectSplitter()
+        objects = splitter.feed(data)
+        if not objects:
+            return False
+        try:
+            first = orjson.loads(objects[0])
+        except orjson.JSONDecodeError:
+            return False
+        if not isinstance(first, dict) or not is_stream_message(first):
+            return False
+        rest = splitter.close()
+        for raw, junk in splitter.in_order(objects):
+            if junk:
+                self._junk(raw)
+                continue
+            value = self.load_json(raw.decode("utf-8", "replace"))
+            if value is not None:
+                self.feed_value(value)
+        if rest.strip():
+            self.sink.error(
+                f"the {self.format_name} messages ended inside a JSON object",
+                rest.decode("utf-8", "replace"),
+            )
+        return True
+
+    def _junk(self, run: bytes) -> None:
+        self.sink.error(
+            f"unexpected text between {self.format_name} messages", run.decode("utf-8", "replace")
+        )
 
     @abstractmethod
     def read_body(self, body: dict[str, Any], raw: str) -> None:

@@ -11,12 +11,14 @@ decides, or the input ends, or its first ``DETECT_LIMIT`` bytes are in:
   text. The first object is buffered whole however long (a body is read whole anyway);
   one that never closes is read leniently at the end (a cut-off body).
 - Anything else is read line by line as Server-Sent Events: comments, blank lines and
-  the fields ``data``, ``event``, ``id`` and ``retry``. The first block with data is the
-  first message; the member its JSON opens with (``type``, or ``object`` after ``id``),
-  where that names a wire's message, else its parsed shape (``type``, ``object``,
-  top-level keys: ``message_wire``) names the wire. A line, or the start of one, that
-  is no SSE field, and a first message of no wire, make the input text. A ``: comment``
-  line or a JSON message that mentions another wire's names decides nothing.
+  the fields ``data``, ``event``, ``id`` and ``retry``. The first block whose data
+  carries something (not empty, nor a JSON value that is no object or an empty one:
+  keep-alives, as the decoders take them) is the first message; the member its JSON
+  opens with (``type``, or ``object`` after ``id``), where that names a wire's
+  message, else its parsed shape (``type``, ``object``, top-level keys:
+  ``message_wire``) names the wire. A line, or the start of one, that is no SSE field,
+  and a first message of no wire, make the input text. A ``: comment`` line or a JSON
+  message that mentions another wire's names decides nothing.
 - What the first ``DETECT_LIMIT`` bytes of SSE hold decides, read as if the input
   ended there (a first message cut there is read leniently), never what happened to
   be buffered: a head of keep-alive comments waits, and the decision stays the same.
@@ -33,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from toolwire.providers.bodies import json_wire
+from toolwire.providers.bodies import ANTHROPIC_EVENTS, json_wire
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import partial_value
 
@@ -49,17 +51,6 @@ _NOT_SPACE = re.compile(rb"[^ \t\r\n]")
 _FIELDS = (b"data", b"event", b"id", b"retry")
 _FIELD_HEAD = 7  # the bytes of a line that tell whether it can be a field ("retry:" and one)
 
-ANTHROPIC_EVENTS = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-    }
-)
 
 # formats registered by other modules (``providers.register_decoder``): whether a first
 # message (a JSON object) is theirs
@@ -78,8 +69,13 @@ def message_wire(value: dict[str, Any]) -> str | None:
     name = json_wire(value)
     if name is None:
         for wire, recognise in RECOGNISERS.items():
-            if recognise(value):
-                return wire
+            try:
+                if recognise(value):
+                    return wire
+            except Exception:
+                # model text reaches a user's recogniser: a value it did not expect is
+                # not its format, and never ends the parse
+                continue
     return name
 
 
@@ -112,16 +108,26 @@ def _kind_wire(found: re.Match[bytes]) -> str | None:
     return _KINDS.get(kind) or ("openai-responses" if kind.startswith(b"response.") else None)
 
 
-def _wire_of(data: bytes | bytearray) -> str:
-    """The first SSE message's data decides: a wire, or text. Its opening member,
-    where that names a wire (``_LEADING``); else its parsed shape."""
+def _wire_of(data: bytes | bytearray) -> str | None:
+    """What an SSE message's data decides: a wire, text, or nothing (None). Its opening
+    member, where that names a wire (``_LEADING``); else its parsed shape. A message
+    that carries nothing (no data, or a JSON value that is no object or an empty one:
+    a keep-alive, as the decoders take it) decides nothing, as a comment does not."""
     found = _leading(data)
     wire = _kind_wire(found) if found is not None else None
     if wire is not None:
         return wire
     if data == b"[DONE]":
         return "openai-chat"  # (an empty Chat stream: its end marker alone)
-    value = _json_value(data)
+    if not data.strip():
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        value = partial_value(bytes(data).decode("utf-8", "replace"))  # (as ``_json_value``)
+    else:
+        if not value or not isinstance(value, dict):
+            return None
     return (message_wire(value) if isinstance(value, dict) else None) or TEXT
 
 
@@ -131,8 +137,8 @@ def common_first_wire(data: bytes | bytearray) -> str | None:
     start: what ``FormatDetector`` decides for it, without setting one up. None: ask
     the detector."""
     found = _common_first(data)
-    if found is None:
-        return None
+    if found is None or found.end() > DETECT_LIMIT:
+        return None  # (past the limit, the detector reads the member as cut off there)
     start = found.end()
     end = data.find(b"\n", start)
     if end < 0 or not data.startswith(b"\n", end + 1) or data.find(b"\r", start, end) >= 0:
@@ -353,6 +359,7 @@ class FormatDetector:
         """One SSE line: a wire or text once it decides, else None."""
         if not line:  # a blank line ends a block: the first with data decides
             data = self._data
+            self._data = None  # (the next block's, if this one decides nothing)
             return None if data is None else _wire_of(b"\n".join(data))
         if line[:1] == b":" or not line.strip(b" \t"):
             return None  # a comment (a keep-alive), or white space

@@ -10,6 +10,7 @@ characters are ASCII, so scanning bytes never splits a UTF-8 character (F27).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _STRUCTURE = re.compile(rb'[{}\[\]"]')
 _IN_STRING = re.compile(rb'["\\]')
@@ -22,7 +23,9 @@ class JsonObjectSplitter:
     ``array_closed`` is set when the top-level array's ``]`` has been read (a
     JSON-array stream's own end marker). ``junk`` collects top-level bytes that are
     not part of any object, so the caller can report them: one entry a run, however
-    the input was split (a run that reaches a piece's end waits for the next piece).
+    the input was split (a run that reaches a piece's end waits for the next piece),
+    with how many of the objects ``feed`` returned came before it (the caller reports
+    each where it stood, the same in any split).
     """
 
     __slots__ = (
@@ -32,6 +35,7 @@ class JsonObjectSplitter:
         "_in_array",
         "_in_string",
         "_junk_run",
+        "_out",
         "_pos",
         "_start",
         "array_closed",
@@ -47,12 +51,13 @@ class JsonObjectSplitter:
         self._escape = False
         self._in_array = False
         self.array_closed = False
-        self.junk: list[bytes] = []
+        self.junk: list[tuple[int, bytes]] = []
         self._junk_run = bytearray()  # a run of junk cut off by a piece's end
+        self._out: list[bytes] = []  # the objects ``feed`` returns
 
     def feed(self, data: bytes) -> list[bytes]:
         self._buf += data
-        out: list[bytes] = []
+        self._out = out = []
         buf = self._buf
         pos = self._pos
         end = len(buf)
@@ -126,14 +131,25 @@ class JsonObjectSplitter:
             self._end_junk()
         return stop
 
+    def in_order(self, objects: list[bytes]) -> Iterator[tuple[bytes, bool]]:
+        """``objects``, what the last ``feed`` returned, with the junk runs (taken) where
+        each stood among them: (bytes, whether they are junk), in the input's order."""
+        at = 0
+        for before, run in self.junk:
+            yield from ((raw, False) for raw in objects[at:before])
+            at = max(at, before)
+            yield run, True
+        self.junk.clear()
+        yield from ((raw, False) for raw in objects[at:])
+
     def _end_junk(self) -> None:
-        self.junk.append(bytes(self._junk_run))
+        self.junk.append((len(self._out), bytes(self._junk_run)))
         self._junk_run.clear()
 
     def close(self) -> bytes:
         """End of input: the bytes of an object that never closed (empty if none)."""
         if self._junk_run:
-            self._end_junk()
+            self._end_junk()  # (after every object the last ``feed`` returned)
         rest = bytes(self._buf[self._start :]) if self._start >= 0 else b""
         self._buf = bytearray()
         self._start = -1
