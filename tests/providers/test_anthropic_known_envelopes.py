@@ -18,7 +18,7 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolwire.events import ArgumentsDelta, Event
+from toolwire.events import ArgumentsDelta, Event, StreamResult
 from toolwire.parser import StreamParser
 from toolwire.providers import anthropic
 from toolwire.providers.anthropic import AnthropicDecoder
@@ -251,3 +251,14 @@ def test_the_deltas_are_read_by_the_known_envelopes() -> None:
     assert decoder._learned == 0
     # the argument deltas of one feed: one event
     assert [e.text for e in events if isinstance(e, ArgumentsDelta)] == ['{"city": "Oslo"}']
+
+
+def test_a_block_of_no_known_type_starts_nothing() -> None:
+    """A block whose type is another JSON value (unhashable ones too) is skipped, as
+    before envelopes were put in place by type."""
+    for btype in ([1], {"a": 1}, 5, None, "image"):
+        start = {"type": "content_block_start", "index": 0, "content_block": {"type": btype}}
+        data = stream([("raw", frame(start))], [], "end_turn", True)
+        events = assert_read_as_the_slow_way(data, [])
+        result = StreamResult.collect(events)
+        assert result.errors == [] and result.calls == [] and result.text == ""
