@@ -160,6 +160,7 @@ STEPS = st.lists(
                     b'event: content_block_delta\ndata: {"type": "content_block_delta", '
                     b'"index": 1, "delta": {"type": "input_json_delta", "partial_json": "x"}}',
                     b'event: error\ndata: {"type":"error","error":{"message":"busy"}}',
+                    b'event: message_start\ndata: {"type": "message_start", "message": {}}',
                 ]
             ),
         ),
@@ -168,7 +169,15 @@ STEPS = st.lists(
 )
 
 
-def stream(steps: list[tuple[Any, ...]], paddings: list[int], reason: str, whole: bool) -> bytes:
+def stream(
+    steps: list[tuple[Any, ...]],
+    paddings: list[int],
+    reason: str,
+    whole: bool,
+    spaced_start: bool = False,
+) -> bytes:
+    """The stream of ``steps`` as the API writes it; ``spaced_start``: its first
+    message as a proxy may write it (spaced JSON: not the API's form)."""
     messages: list[bytes] = []
     pad = itertools.cycle(paddings or [0])
     opened = -1  # the last block opened
@@ -177,7 +186,11 @@ def stream(steps: list[tuple[Any, ...]], paddings: list[int], reason: str, whole
     def add(value: dict[str, Any]) -> None:
         messages.append(frame(value, next(pad)))
 
-    add({"type": "message_start", "message": {"usage": {"input_tokens": 5, "output_tokens": 1}}})
+    start = {"type": "message_start", "message": {"usage": {"input_tokens": 5, "output_tokens": 1}}}
+    if spaced_start:
+        messages.append(f"event: message_start\ndata: {json.dumps(start)}".encode())
+    else:
+        add(start)
     for step in steps:
         if step[0] == "start":
             kind, index = step[1], step[2]
@@ -223,14 +236,21 @@ TOOL_CALL = [
     st.sampled_from(["tool_use", "end_turn", "max_tokens"]),
     st.booleans(),
     st.lists(st.integers(0, 4000), max_size=8),
+    st.booleans(),
 )
-@example(TOOL_CALL, [], "tool_use", True, [])
-@example(TOOL_CALL, [3, 0, 7], "max_tokens", True, [])
-@example(TOOL_CALL[:-2], [], "max_tokens", False, [1, 200, 201])
+@example(TOOL_CALL, [], "tool_use", True, [], False)
+@example(TOOL_CALL, [3, 0, 7], "max_tokens", True, [], False)
+@example(TOOL_CALL[:-2], [], "max_tokens", False, [1, 200, 201], False)
+@example(TOOL_CALL, [], "tool_use", True, [], True)
 def test_known_envelopes_read_as_the_slow_way(
-    steps: list[tuple[Any, ...]], paddings: list[int], reason: str, whole: bool, cuts: list[int]
+    steps: list[tuple[Any, ...]],
+    paddings: list[int],
+    reason: str,
+    whole: bool,
+    cuts: list[int],
+    spaced_start: bool,
 ) -> None:
-    assert_read_as_the_slow_way(stream(steps, paddings, reason, whole), cuts)
+    assert_read_as_the_slow_way(stream(steps, paddings, reason, whole, spaced_start), cuts)
 
 
 def test_the_real_captures_read_as_the_slow_way_in_any_split() -> None:
@@ -262,3 +282,30 @@ def test_a_block_of_no_known_type_starts_nothing() -> None:
         events = assert_read_as_the_slow_way(data, [])
         result = StreamResult.collect(events)
         assert result.errors == [] and result.calls == [] and result.text == ""
+
+
+def test_a_stream_not_in_the_api_form_stops_trying_the_known_envelopes() -> None:
+    """A spaced first message, or a delta the known envelope missed, takes it away and
+    puts none in place at later blocks' starts (each would only miss)."""
+    spaced = {
+        "type": "content_block_delta",
+        "index": 1,
+        "delta": {"type": "input_json_delta", "partial_json": "{}"},
+    }
+    for data in (
+        stream(TOOL_CALL, [], "tool_use", True, spaced_start=True),
+        stream(
+            [*TOOL_CALL[:4], ("raw", f"event: x\ndata: {json.dumps(spaced)}".encode())],
+            [],
+            "tool_use",
+            True,
+        ),
+    ):
+        parser = StreamParser("anthropic", [WEATHER])
+        parser.feed(data)
+        parser.close()
+        decoder = parser._decoder
+        assert isinstance(decoder, AnthropicDecoder)
+        assert not decoder._known_form
+        assert decoder._envelope is None
+        assert_read_as_the_slow_way(data, [])
