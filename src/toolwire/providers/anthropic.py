@@ -49,10 +49,10 @@ _READ_DELTA = {key: _delta_reader(key) for key in ("text", "partial_json", "thin
 # known before any is read: a block's start puts the one of its kind and index in
 # place, where learning it would cost more than reading a short block's deltas the
 # slow way. A delta read by it costs 7.5 K instructions, not 17 K (text) or 20-22 K
-# (arguments); a block that misses it ~1-2 K more; the real captures 20-60 K less
+# (arguments); a block that misses it ~1-2 K more; the real captures 23-68 K less
 # a stream (callgrind, bench_short_streams.py). Blocks sent otherwise (spaced JSON,
-# another index) are read the slow way, as before; the blocks' padding is read as a
-# learned envelope reads it.
+# an index past 7) are read the slow way or learned, as before; the blocks' padding
+# is read as a learned envelope reads it.
 def _delta_envelope(index: int, delta: str, key: str, role: Role) -> Envelope:
     prefix = (
         f'event: content_block_delta\ndata: {{"type":"content_block_delta","index":{index},'
@@ -245,7 +245,7 @@ class AnthropicDecoder(SSEWireDecoder):
             self.sink.close_call(index=index, wait_for_finish=True)
 
     def _message_start(self, event: dict[str, Any], raw: Raw) -> None:
-        if self._known_form and raw[:23] != b'{"type":"message_start"':
+        if self._known_form and (type(raw) is str or raw[:23] != b'{"type":"message_start"'):
             # not the API's compact JSON (a proxy's spaced JSON; a message the slow
             # way reads, whose text is a str): the known envelopes would only miss
             self._known_form = False
