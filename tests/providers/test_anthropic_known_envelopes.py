@@ -309,3 +309,27 @@ def test_a_stream_not_in_the_api_form_stops_trying_the_known_envelopes() -> None
         assert not decoder._known_form
         assert decoder._envelope is None
         assert_read_as_the_slow_way(data, [])
+
+
+def test_a_thinking_blocks_signature_keeps_the_known_envelopes() -> None:
+    """The API closes every thinking block with a ``signature_delta`` (and may send
+    citations in a text block): deltas of no known envelope, read the slow way, that
+    say nothing about the stream's form (review 10: they turned the envelopes off)."""
+    signature = delta("thinking", 0, "")
+    signature["delta"] = {"type": "signature_delta", "signature": "c2ln"}
+    steps = [
+        ("start", "thinking", -1),
+        ("delta", None, -1, "Let me think"),
+        ("raw", frame(signature)),
+        ("stop", -1),
+        *TOOL_CALL,
+    ]
+    data = stream(steps, [], "tool_use", True)
+    parser = StreamParser("anthropic", [WEATHER])
+    parser.feed(data)
+    parser.close()
+    decoder = parser._decoder
+    assert isinstance(decoder, AnthropicDecoder)
+    assert decoder._known_form
+    assert decoder._hits == 7  # the thinking delta, the text delta, five argument deltas
+    assert_read_as_the_slow_way(data, [])

@@ -490,3 +490,66 @@ def test_F7_junk_and_a_cut_off_message_in_saved_messages_are_reported() -> None:
         "unexpected text between anthropic messages",
         "the anthropic messages ended inside a JSON object",
     ]
+
+
+# review 10, on the JSON lines above: any input of several objects is a stream's
+# messages (Azure's first chunk is no chat.completion.chunk); bytes that are not UTF-8
+# are named there and in a body (F29); one Responses event alone is still no body
+AZURE = [
+    b'{"choices":[],"created":0,"id":"","model":"","object":"",'
+    b'"prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}]}',
+    b'{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}]}',
+    b'{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},'
+    b'"finish_reason":"stop"}]}',
+]
+
+
+def test_review10_saved_messages_whatever_the_first_one_is() -> None:
+    sse = b"".join(b"data: " + chunk + b"\n\n" for chunk in AZURE) + b"data: [DONE]\n\n"
+    want = parse(sse)
+    for saved in (b"\n".join(AZURE), b"[" + b",\n".join(AZURE) + b"]"):
+        fmt, result = parse(saved)
+        assert (fmt, result.text, result.finish_reason) == ("openai-chat", "Hi", "stop")
+        assert (result.errors, result.text) == (want[1].errors, want[1].text)
+
+
+def test_review10_bytes_that_are_not_utf8_are_named_in_saved_messages_and_bodies() -> None:
+    capture = next(path for path in real_captures() if path.name == "tool_use_response.sse")
+    saved = saved_messages(capture).replace(b'"ar"', b'"a\xffr"')  # (Pa|ris)
+    body = json.dumps(
+        {
+            "id": "m",
+            "type": "message",
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "t", "name": "get_weather", "input": {"city": "Os"}}
+            ],
+            "stop_reason": "tool_use",
+        }
+    ).encode()
+    for data in (saved, body.replace(b"Os", b"Os\xfflo")):
+        (call,) = parse(data)[1].calls
+        assert call.status != "complete"  # (the capture's call has no city: invalid)
+        assert "invalid_utf8" in call.repairs
+        assert "\ufffd" in json.dumps(call.arguments, ensure_ascii=False)
+
+
+def test_review10_one_responses_event_alone_is_no_finished_body() -> None:
+    done = {
+        "type": "response.completed",
+        "response": {
+            "object": "response",
+            "status": "completed",
+            "output": [
+                {
+                    "type": "function_call",
+                    "call_id": "call_1",
+                    "name": "get_weather",
+                    "arguments": '{"city":"Oslo"}',
+                }
+            ],
+        },
+    }
+    fmt, result = parse(json.dumps(done).encode())
+    assert fmt == "openai-responses"
+    assert result.errors  # never a clean, empty stop

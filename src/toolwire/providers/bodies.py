@@ -20,33 +20,12 @@ from typing import Any
 
 import orjson
 
+from toolwire.invalid_utf8 import mark_invalid_utf8
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import WireDecoder
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.providers.openai_chat import OpenAIChatDecoder
 from toolwire.providers.openai_responses import OpenAIResponsesDecoder
-
-# the ``type`` of each Anthropic stream event
-ANTHROPIC_EVENTS = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-    }
-)
-
-
-def is_stream_message(value: dict[str, Any]) -> bool:
-    """Whether a JSON object is one message of a stream (an SSE message's data, or a
-    saved SDK stream event), not a whole response body."""
-    kind = value.get("type")
-    if isinstance(kind, str) and (kind in ANTHROPIC_EVENTS or kind.startswith("response.")):
-        return True
-    return value.get("object") == "chat.completion.chunk"
 
 
 def json_wire(value: dict[str, Any]) -> str | None:
@@ -91,10 +70,24 @@ class WholeBody(WireDecoder):
     def close(self) -> None:
         data = b"".join(self._body)
         self._body = []
-        if self._read_messages(data):
-            return
-        raw = data.decode("utf-8", "replace")
-        body = self.load_json(raw, "response body")
+        # bytes that are not UTF-8 are replaced and named on the call that held one
+        # (F29), as the stream's messages would be
+        data, marker = mark_invalid_utf8(data)
+        with self.marked_bytes(marker):
+            self._read(data)
+
+    def _read(self, data: bytes) -> None:
+        try:
+            body = orjson.loads(data)  # (one body, read once: the common case)
+        except orjson.JSONDecodeError:
+            body = None
+        if isinstance(body, dict):
+            raw = data.decode()
+        elif self._read_messages(data):
+            return  # the stream decoder says whether the stream finished
+        else:
+            raw = data.decode("utf-8", "replace")
+            body = self.load_json(raw, "response body")
         if body is None:
             self.sink.set_finish_reason("error")  # the error event says why
         else:
@@ -109,18 +102,12 @@ class WholeBody(WireDecoder):
 
     def _read_messages(self, data: bytes) -> bool:
         """Read ``data`` as a stream's messages saved as JSON objects (JSON lines of SDK
-        stream events, a common way to keep a stream), through the stream decoder, if
-        its first object is one (``detect.is_stream_message``). False: it is no such
-        input (a body, or no JSON)."""
+        stream events, a common way to keep a stream, or a JSON array of them) through
+        the stream decoder, if it holds more than one object. False: it is no such
+        input (one body, damaged or cut off, or no JSON)."""
         splitter = JsonObjectSplitter()
         objects = splitter.feed(data)
-        if not objects:
-            return False
-        try:
-            first = orjson.loads(objects[0])
-        except orjson.JSONDecodeError:
-            return False
-        if not isinstance(first, dict) or not is_stream_message(first):
+        if len(objects) < 2:
             return False
         rest = splitter.close()
         for raw, junk in splitter.in_order(objects):

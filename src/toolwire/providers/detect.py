@@ -13,12 +13,13 @@ decides, or the input ends, or its first ``DETECT_LIMIT`` bytes are in:
 - Anything else is read line by line as Server-Sent Events: comments, blank lines and
   the fields ``data``, ``event``, ``id`` and ``retry``. The first block whose data
   carries something (not empty, nor a JSON value that is no object or an empty one:
-  keep-alives, as the decoders take them) is the first message; the member its JSON
-  opens with (``type``, or ``object`` after ``id``), where that names a wire's
-  message, else its parsed shape (``type``, ``object``, top-level keys:
-  ``message_wire``) names the wire. A line, or the start of one, that is no SSE field,
-  and a first message of no wire, make the input text. A ``: comment`` line or a JSON
-  message that mentions another wire's names decides nothing.
+  keep-alives; the decoder reads them and reports a value that is no object) is the
+  first message; the member its JSON opens with (``type``, or ``object`` after
+  ``id``), where that names a wire's message, else its parsed shape (``type``,
+  ``object``, top-level keys: ``message_wire``) names the wire. A line, or the start
+  of one, that is no SSE field, and a first message of no wire, make the input text.
+  A ``: comment`` line or a JSON message that mentions another wire's names decides
+  nothing.
 - What the first ``DETECT_LIMIT`` bytes of SSE hold decides, read as if the input
   ended there (a first message cut there is read leniently), never what happened to
   be buffered: a head of keep-alive comments waits, and the decision stays the same.
@@ -35,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from toolwire.providers.bodies import ANTHROPIC_EVENTS, json_wire
+from toolwire.providers.bodies import json_wire
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import partial_value
 
@@ -45,6 +46,19 @@ TEXT_PROBE = 16  # bytes of text that must be UTF-8 for the input to be text
 TEXT = "text:auto"  # no wire format: model text
 NOT_TEXT = "not text"  # not UTF-8 text at all
 _WAIT = "wait"  # (not decided yet)
+
+# the ``type`` of each Anthropic stream event
+ANTHROPIC_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    }
+)
 
 _BOM = b"\xef\xbb\xbf"
 _NOT_SPACE = re.compile(rb"[^ \t\r\n]")
@@ -112,7 +126,8 @@ def _wire_of(data: bytes | bytearray) -> str | None:
     """What an SSE message's data decides: a wire, text, or nothing (None). Its opening
     member, where that names a wire (``_LEADING``); else its parsed shape. A message
     that carries nothing (no data, or a JSON value that is no object or an empty one:
-    a keep-alive, as the decoders take it) decides nothing, as a comment does not."""
+    a keep-alive) decides nothing, as a comment does not; the decoder reads it, and
+    reports a value that is no object."""
     found = _leading(data)
     wire = _kind_wire(found) if found is not None else None
     if wire is not None:
