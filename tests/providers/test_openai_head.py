@@ -79,6 +79,27 @@ def argument_rest(index: bytes, token: bytes) -> bytes:
     )
 
 
+def call_start_rest(role: bool, index: bytes, call_id: bytes, name: bytes, refusal: bool) -> bytes:
+    """The chunk that starts a call after the head, as OpenAI writes it (the stream's
+    first one with the role and null content and refusal)."""
+    return (
+        b'{"index":0,"delta":{'
+        + (b'"role":"assistant","content":null,' if role else b"")
+        + b'"tool_calls":[{"index":'
+        + index
+        + b',"id":'
+        + call_id
+        + b',"type":"function","function":{"name":'
+        + name
+        + b',"arguments":""}}]'
+        + (b',"refusal":null' if refusal else b"")
+        + b'},"logprobs":null,"finish_reason":null}]}'
+    )
+
+
+STRINGS = st.sampled_from([b'"c1"', b'"c2"', b'""', b'"a b"', b'"\\u0063"', b'"\\""', b"null", b"7"])
+
+
 def finish_rest(reason: bytes) -> bytes:
     return b'{"index":0,"delta":{},"logprobs":null,"finish_reason":' + reason + b"}]}"
 
@@ -112,6 +133,7 @@ def choice(delta: dict[str, Any] | None, reason: Any = None, index: Any = 0) -> 
 # more lines)
 RESTS = st.one_of(
     st.builds(argument_rest, INDEXES, ARGUMENT_TOKENS),
+    st.builds(call_start_rest, st.booleans(), INDEXES, STRINGS, STRINGS, st.booleans()),
     st.builds(
         finish_rest,
         st.sampled_from(
@@ -279,6 +301,8 @@ def test_the_real_shapes_take_the_fast_readings() -> None:
         return read
 
     rests = [
+        call_start_rest(False, b"1", b'"c1"', b'"get_weather"', False),
+        argument_rest(b"1", b'"{\\"city\\":\\"Bergen\\"}"'),
         argument_rest(b"0", b'"{\\""'),
         argument_rest(b"0", b'"city\\":\\"Oslo\\"}"'),
         finish_rest(b'"tool_calls"'),
@@ -286,13 +310,13 @@ def test_the_real_shapes_take_the_fast_readings() -> None:
     ]
     with mock.patch.object(OpenAIChatDecoder, "on_rest", on_rest):
         events = parse(stream(HEAD, rests, FIRST), [])
-    # the first chunk too (it gave the head); the second delta is read by the envelope
-    # the first one gave
+    # the first chunk too (it gave the head); the second delta of the first call is
+    # read by the envelope its first one gave
     first = FIRST.removeprefix(HEAD)
-    assert taken == [first[:30], rests[0][:30], rests[2][:30], rests[3][:30]]
+    assert taken == [first[:30], *(rest[:30] for i, rest in enumerate(rests) if i != 3)]
     result = StreamResult.collect(events)
-    assert [c.status for c in result.calls] == ["complete"]
-    assert result.calls[0].arguments == {"city": "Oslo"}
+    assert [c.status for c in result.calls] == ["complete", "complete"]
+    assert [c.arguments for c in result.calls] == [{"city": "Oslo"}, {"city": "Bergen"}]
     assert result.finish_reason == "tool_calls"
     assert result.usage is not None and result.usage.input_tokens == 44
 

@@ -110,6 +110,18 @@ _ARGUMENT_DELTA = re.compile(
 ).fullmatch
 _ARGUMENT_SUFFIX = b'"}}]},"logprobs":null,"finish_reason":null}]}'
 
+# What follows the head in OpenAI's chunk that starts a call: its index, id and name
+# (plain strings: their bytes are their text) and no argument text, alone or in the
+# stream's first chunk beside the role and null content and refusal; ``_lone`` (by way
+# of ``_first_chunk``) reads it as one ``tool`` call, and so does ``on_rest``, without
+# parsing it (11,000 instructions less, callgrind).
+_CALL_START = re.compile(
+    rb'\{"index":0,"delta":\{(?:"role":"assistant","content":null,)?'
+    rb'"tool_calls":\[\{"index":(0|[1-9][0-9]{0,8}),"id":(' + _STRING + rb"),"
+    rb'"type":"function","function":\{"name":(' + _STRING + rb'),"arguments":""\}\}\]'
+    rb'(?:,"refusal":null)?\},"logprobs":null,"finish_reason":null\}\]\}'
+).fullmatch
+
 # the rest of a finish chunk as OpenAI writes it (an empty delta, the reason; no usage,
 # error or other choice), by its bytes: what ``on_json`` makes of it is to set the
 # reason (the chunk's parse and reading: 9,000 instructions, callgrind)
@@ -174,6 +186,14 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 except orjson.JSONDecodeError:
                     return False  # (an escape JSON has not)
                 return self._argument_delta(block, int(found[1]), args, token)
+            found = _CALL_START(rest)
+            if found is not None:
+                index, call_id, name = found.groups()
+                try:
+                    self.sink.tool(int(index), call_id[1:-1].decode(), name[1:-1].decode(), "")
+                except Exception as exc:  # as ``_blocks``
+                    self.uninterpretable(exc, block[6:].decode("utf-8", "replace"))
+                return True
             if rest.find(b"\n") >= 0:
                 return False  # more lines than the data line: the general reading
             try:
