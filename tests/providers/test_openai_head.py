@@ -22,6 +22,7 @@ from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from test_envelope import streamed_text
 
 from toolwire.events import ArgumentsDelta, Event, ReasoningDelta, StreamResult, TextDelta
 from toolwire.parser import StreamParser
@@ -97,7 +98,10 @@ def call_start_rest(role: bool, index: bytes, call_id: bytes, name: bytes, refus
     )
 
 
-STRINGS = st.sampled_from([b'"c1"', b'"c2"', b'""', b'"a b"', b'"\\u0063"', b'"\\""', b"null", b"7"])
+# ids and names: plain strings (the pattern's), escaped ones and other values (not)
+STRINGS = st.sampled_from(
+    [b'"c1"', b'"c2"', b'""', b'"a b"', b'"\\u0063"', b'"\\""', b"null", b"7"]
+)
 
 
 def finish_rest(reason: bytes) -> bytes:
@@ -246,14 +250,8 @@ def stream(head: bytes, rests: list[bytes], first: bytes | None) -> bytes:
 def ungrouped(events: list[Event]) -> tuple[Any, ...]:
     """The events with each slot's argument text, the text and the reasoning joined:
     envelopes may hand deltas over in fewer events."""
-    args: dict[int, str] = {}
-    for e in events:
-        if isinstance(e, ArgumentsDelta):
-            args[e.slot] = args.get(e.slot, "") + e.text
-    text = "".join(e.text for e in events if isinstance(e, TextDelta))
-    reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
     others = [e for e in events if not isinstance(e, ArgumentsDelta | TextDelta | ReasoningDelta)]
-    return args, text, reasoning, others, StreamResult.collect(events).to_dict()
+    return streamed_text(events), others, StreamResult.collect(events).to_dict()
 
 
 FIRSTS = st.one_of(st.just(FIRST), st.none(), HEADS.map(lambda head: head + b"]}"))
