@@ -229,9 +229,9 @@ class SSEWireDecoder(WireDecoder):
         # its first message): a block opening with them goes to ``on_rest``. Empty:
         # none; None: not looked for yet.
         self._head: bytes | None = None if self.head_pattern is not None else b""
-        # (set here, not left at the class's None: ``_blocks`` reads it after each
-        # message it reads the slow way, and on Python 3.11 reading a class attribute
-        # through the instance costs ~400 instructions more, callgrind)
+        # (set here, not a class-level default as the state above: ``_blocks`` reads
+        # it after each message it reads the slow way, and on Python 3.11 reading a
+        # class attribute through the instance costs ~400 instructions more, callgrind)
         self._envelope: Envelope | None = None
         # delta messages of each role (by ``Role``) still to read the slow way before
         # learning that role's envelope: a decoder counts them down, and calls ``learn``
