@@ -214,6 +214,7 @@ class SSEWireDecoder(WireDecoder):
     """
 
     # per-stream state, set on the stream once it changes (see ``WireDecoder``)
+    _envelope: Envelope | None = None  # (the one a stream starts with: see ``__init__``)
     _block = b""  # the block being read the slow way, for ``learn``
     _hits = 0  # blocks read by their envelope
     _learned = 0  # envelopes learned
@@ -229,10 +230,11 @@ class SSEWireDecoder(WireDecoder):
         # its first message): a block opening with them goes to ``on_rest``. Empty:
         # none; None: not looked for yet.
         self._head: bytes | None = None if self.head_pattern is not None else b""
-        # (set here, not a class-level default as the state above: ``_blocks`` reads
-        # it after each message it reads the slow way, and on Python 3.11 reading a
-        # class attribute through the instance costs ~400 instructions more, callgrind)
-        self._envelope: Envelope | None = None
+        # the envelope the stream starts with (its class's), set on the stream:
+        # ``_blocks`` reads it after each message it reads the slow way, and on Python
+        # 3.11 reading a class attribute through the instance costs ~400 instructions
+        # more (callgrind)
+        self._envelope = self._envelope
         # delta messages of each role (by ``Role``) still to read the slow way before
         # learning that role's envelope: a decoder counts them down, and calls ``learn``
         # only once its role's count is 0
