@@ -11,7 +11,8 @@ after it), after one warm-up parse of each capture. Skipped, with a message, whe
 valgrind is not installed.
 
 ``--breakdown``: where each capture's instructions go, by who works on them: the
-stream's set-up (``StreamParser`` built), learning envelopes (``learn_envelope``),
+stream's set-up (``StreamParser`` built), learning envelopes (``learn_envelope``, and
+the ``Envelope`` a decoder builds where it knows one from a message's shape),
 finishing calls (``CallFinisher.as_sent`` and ``.finish``, of which the repair ladder:
 ``repair_json`` and ``partial_value`` called by it), and the rest (framing, JSON, the decoders'
 per-message path, routing, the end). Each share is its recorded calls replayed
@@ -155,7 +156,7 @@ def child_breakdown(runs: int) -> None:
 
     from toolwire import finish
     from toolwire.parser import StreamParser
-    from toolwire.providers import base
+    from toolwire.providers import base, openai_chat
 
     def recorder(owner: Any, name: str, calls: list[tuple[Any, ...]]) -> Any:
         real = getattr(owner, name)
@@ -182,6 +183,7 @@ def child_breakdown(runs: int) -> None:
         ladder: list[tuple[Any, ...]] = []
         patched = [
             (base, "learn_envelope", learned),
+            (openai_chat, "Envelope", learned),  # (known from the message's shape)
             (finish.CallFinisher, "as_sent", finished),  # the assembler tries it first
             (finish.CallFinisher, "finish", finished),
             (finish, "repair_json", ladder),
