@@ -137,3 +137,20 @@ def test_the_fast_paths_are_taken() -> None:
     assert sink._slots[0].raw() == '{"a": 1}'
     sink.tool(1, None, None, "{} ")  # repeats the text so far: routed (F7)
     assert len(routed) == 1
+
+
+def test_streams_without_tools_share_a_finisher_that_never_changes() -> None:
+    """Streams without declared tools share one finisher (no set-up a stream): it
+    must hold nothing a stream could change, calls whole, repaired or cut off read."""
+    from toolwire.assemble.assembler import _NO_TOOLS
+
+    sinks = [CallAssembler(), CallAssembler([]), CallAssembler(())]
+    assert all(sink.finisher is _NO_TOOLS for sink in sinks)
+    for sink, text in zip(sinks, ['{"a": 1}', "{'a': 1", '{"a": [1, 2'], strict=True):
+        sink.tool(0, "c1", "f", text)
+        sink.set_finish_reason("length")
+        sink.end()
+        assert sink.drain()
+    assert (_NO_TOOLS.tools, _NO_TOOLS._validators, _NO_TOOLS._fit_checks) == ({}, {}, {})
+    assert not _NO_TOOLS.accepts_as_sent("f", {"a": 1})
+    assert CallAssembler(_TOOLS).finisher is not _NO_TOOLS
