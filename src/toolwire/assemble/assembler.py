@@ -470,33 +470,22 @@ class CallAssembler:
     def fast_arguments(self, index: int, text: str) -> bool:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""
-        # ``open_size`` and ``appends_plainly`` written out: two calls less per
-        # argument delta (~1.2 K instructions, callgrind; the same events as ``tool``:
-        # tests/test_assembler_fast_paths.py)
-        slot = self._by_index.get(index)
-        if (
-            slot is None
-            or slot.closed
-            or slot.cumulative
-            or slot.snapshot is not None
-            or not slot.started_event
-            or slot.object_value is not NOT_GIVEN
-            or slot.next_name is not None
-        ):
+        size = self.open_size(index)
+        if size < 0:
             return False
         if not text:
             # nothing to append to an open call (each Anthropic tool_use block starts
             # with an empty delta): what ``tool`` makes of it, without its ~10 K
             # instructions of routing (callgrind, bench_short_streams.py)
             return True
-        size = slot.size
+        slot = self._by_index[index]
+        # ``appends_plainly`` written out (a call less per delta, ~0.5 K instructions,
+        # callgrind), and text as long as the text so far that does not start as it
+        # did: it repeats nothing (F7), and ``_append`` would append it as is (~8 K
+        # instructions of routing less for such a delta, often a call's second). The
+        # same events as ``tool``: tests/test_assembler_fast_paths.py
         if self.invalid_utf8 is None and (
-            not size
-            or len(text) < size
-            # text as long as the text so far that does not start as it did repeats
-            # nothing (F7): what ``_append`` makes of it (~8 K instructions less for
-            # such a delta, often a call's second, callgrind)
-            or not (slot.snapshots and text.startswith(slot.parts[0]))
+            not size or len(text) < size or not (slot.snapshots and text.startswith(slot.parts[0]))
         ):
             # ``extend_arguments`` of one text, inlined: a call less per argument delta
             slot.parts.append(text)
