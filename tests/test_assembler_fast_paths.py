@@ -68,7 +68,8 @@ def _run(sink: CallAssembler, steps: list[tuple[Any, ...]], end: str | None) -> 
             _, index, text = step
             if kind == "snapshot":
                 slot = sink._by_index.get(index)
-                text = (slot.raw() if slot is not None else "") + text
+                # (joined here, not by ``raw()``, which would join the slot's parts)
+                text = ("".join(slot.parts) if slot is not None else "") + text
             if general or not sink.fast_arguments(index, text):
                 sink.tool(index, None, None, text)
         elif kind == "no snapshots":
