@@ -245,45 +245,50 @@ class CallFinisher:
                         readable = False
                         unreadable = f"arguments are not readable JSON: {result.error}"
 
-        def make(status: CallStatus, arguments: dict[str, Any] | None, partial: Any) -> ToolCall:
-            # positional, in field order (as in ``as_sent``): ~3,000 instructions less
-            return ToolCall(
-                id,
-                final_name,
-                arguments,
-                raw_arguments,
-                status,
-                tuple(done),
-                tuple(problems),
-                partial,
-                name,
-                slot,
-            )
-
+        # The status, final arguments and best effort, then one ToolCall built at the
+        # end (a closure that built it made every variable it reads a cell, on every
+        # call: ~2 K instructions a call finished here, callgrind).
+        status: CallStatus
+        arguments: dict[str, Any] | None = None
+        partial: Any = None
         if truncated:
             # F1: never present a cut-off call as final; the best effort stays visible.
             problems.append("arguments were cut off before they closed")
-            return make("truncated", None, value)
-        if not readable:
+            status, partial = "truncated", value
+        elif not readable:
             problems.append(unreadable)
-            return make("invalid", None, None)
-        if value is None and raw_arguments.strip() == "null":
-            value = {}
-            done.append("null_arguments")
-        fits = known is not None and self._fits_as_sent(known.name, value)
-        if known is not None and not fits:
-            coerced = coerce_arguments(value, known.parameters)
-            value = coerced.value
-            done.extend(coerced.repairs)
-            problems.extend(coerced.errors)
-        if not isinstance(value, dict):
-            problems.append(f"arguments must be a JSON object, got {type(value).__name__}")
-            return make("invalid", None, value)
-        if known is not None and not fits:
-            problems.extend(self.validator(known.name).errors(value))
-        if problems:
-            return make("invalid", value, None)
-        return make("repaired" if done else "complete", value, None)
+            status = "invalid"
+        else:
+            if value is None and raw_arguments.strip() == "null":
+                value = {}
+                done.append("null_arguments")
+            fits = known is not None and self._fits_as_sent(known.name, value)
+            if known is not None and not fits:
+                coerced = coerce_arguments(value, known.parameters)
+                value = coerced.value
+                done.extend(coerced.repairs)
+                problems.extend(coerced.errors)
+            if not isinstance(value, dict):
+                problems.append(f"arguments must be a JSON object, got {type(value).__name__}")
+                status, partial = "invalid", value
+            else:
+                if known is not None and not fits:
+                    problems.extend(self.validator(known.name).errors(value))
+                arguments = value
+                status = "invalid" if problems else "repaired" if done else "complete"
+        # positional, in field order (as in ``as_sent``): ~3,000 instructions less
+        return ToolCall(
+            id,
+            final_name,
+            arguments,
+            raw_arguments,
+            status,
+            tuple(done),
+            tuple(problems),
+            partial,
+            name,
+            slot,
+        )
 
     def as_sent(
         self, id: str | None, name: str, raw: str, slot: int, loaded: Any = UNREAD

@@ -204,13 +204,21 @@ class _Slot:
         self.partial = None
 
 
+# The finisher of every stream without declared tools: such a finisher never changes
+# (it builds and caches a validator only for a declared tool), so streams may share it
+# (F23). One built a stream cost each ~1.5 K instructions (callgrind).
+_NO_TOOLS = CallFinisher()
+
+
 class CallAssembler:
     """Assembles calls for one stream. Not thread-safe; one per stream."""
 
     def __init__(
         self, tools: Iterable[ToolSpec] = (), *, finisher: CallFinisher | None = None
     ) -> None:
-        self.finisher = finisher if finisher is not None else CallFinisher(tools)
+        if finisher is None:
+            finisher = CallFinisher(tools) if tools else _NO_TOOLS
+        self.finisher = finisher
         self.events: list[Event] = []
         self._slots: list[_Slot] = []
         self._by_id: dict[str, _Slot] = {}
@@ -289,12 +297,21 @@ class CallAssembler:
         """The provider ended the turn: finish every open call now."""
         if self.before_finish is not None:
             self.before_finish()
-        reason = normalize_finish_reason(raw)
+        # the table's spelling as sent first (``normalize_finish_reason``'s first
+        # look, inlined: a call less a stream, ~0.4 K instructions, callgrind)
+        reason = _FINISH_REASONS.get(raw) if type(raw) is str else None
+        if reason is None:
+            reason = normalize_finish_reason(raw)
         if raw:
             self._raw_finish = str(raw)
             self._finish = reason
         if self._calls_made != len(self._slots):  # some call is still open
-            self._finish_open(reason == "length")
+            if reason == "length":
+                self._finish_open(True)
+            else:  # ``_finish_open(False)`` written out: a call less (~1 K instructions)
+                for slot in self._slots:
+                    if not slot.finished:
+                        self._finish_slot(slot, False)
 
     def tool(
         self,
@@ -327,6 +344,44 @@ class CallAssembler:
         not be read, which replaces the argument text streamed before (a JSON envelope
         that held something unread after its arguments).
         """
+        if (
+            type(id) is str  # (first: argument text, the most fragments, has no id)
+            and type(name) is str
+            and (arguments is None or arguments == "")
+            and id
+            and name
+            and index is not None
+            and id not in self._by_id
+            and index not in self._by_index
+            and self.invalid_utf8 is None
+            and snapshots
+            and not (repairs or unreadable or delimited)
+            and raw is None
+        ):
+            # a new call's header, each call's first fragment (a new id at a new index,
+            # a name, no argument text): its slot and CallStarted, as ``_route`` and
+            # the steps below make them, without their calls and checks (~1.8 K
+            # instructions a call, callgrind; the same events:
+            # tests/test_assembler_fast_paths.py)
+            slot = self._new_slot(index, id, name)
+            slot.started_event = True
+            self.events.append(CallStarted(slot.number, id, name))
+            return
+        # argument text alone for an open call, as the block loop of an SSE wire gives
+        # a delta it cannot append itself: ``fast_arguments`` appends it without
+        # routing where routing would append it as is (a delta as long as the text so
+        # far ~10.6 -> ~7 K instructions, callgrind)
+        if (
+            id is None
+            and name is None
+            and index is not None
+            and type(arguments) is str
+            and not (repairs or unreadable or delimited)
+            and snapshots
+            and raw is None
+            and self.fast_arguments(index, arguments)
+        ):
+            return
         if not isinstance(id, str) or not id:
             id = None
         if not isinstance(name, str) or not name:
@@ -420,22 +475,25 @@ class CallAssembler:
         """Append argument text to the open slot at ``index`` when nothing about it
         needs routing decisions (the hot path). Returns False to take the full path."""
         size = self.open_size(index)
-        if not text and size >= 0:
+        if size < 0:
+            return False
+        if not text:
             # nothing to append to an open call (each Anthropic tool_use block starts
             # with an empty delta): what ``tool`` makes of it, without its ~10 K
             # instructions of routing (callgrind, bench_short_streams.py)
             return True
+        slot = self._by_index[index]
+        # ``appends_plainly`` written out (a call less per delta, ~0.5 K instructions,
+        # callgrind), and text as long as the text so far that does not start as it
+        # did: it repeats nothing (F7), and ``_append`` would append it as is (~8 K
+        # instructions of routing less for such a delta, often a call's second). The
+        # same events as ``tool``: tests/test_assembler_fast_paths.py
         if self.invalid_utf8 is None and (
-            appends_plainly(text, size)
-            # or text as long as the text so far that does not repeat it: no snapshot
-            # (F7), as ``_is_snapshot`` finds (``tool``'s routing: 7,000 instructions
-            # more, once per OpenAI call, callgrind)
-            or (size > 0 and not text.startswith(self._by_index[index].parts[0]))
+            not size or len(text) < size or not (slot.snapshots and text.startswith(slot.parts[0]))
         ):
             # ``extend_arguments`` of one text, inlined: a call less per argument delta
-            slot = self._by_index[index]
             slot.parts.append(text)
-            slot.size += len(text)
+            slot.size = size + len(text)
             self.events.append(ArgumentsDelta(slot.number, text))
             return True
         return False
@@ -803,7 +861,7 @@ class CallAssembler:
             if not slot.finished:
                 self._finish_slot(slot, truncated=slot is cut)
 
-    def _finish_slot(self, slot: _Slot, *, truncated: bool, loaded: Any = UNREAD) -> None:
+    def _finish_slot(self, slot: _Slot, truncated: bool, loaded: Any = UNREAD) -> None:
         if slot.snapshot is not None:
             self._decide_at_end(slot)
         slot.closed = slot.finished = True
@@ -818,10 +876,10 @@ class CallAssembler:
             self.events.append(CallStarted(slot.number, slot.id, name))
             if slot.size:
                 self.events.append(ArgumentsDelta(slot.number, slot.raw()))
-        # ``slot.raw()`` without its call where the text is one part, as a whole or
-        # short call's is (callgrind: about 350 instructions less per call)
+        # ``slot.raw()`` written out (a call less per call, ~1 K instructions,
+        # callgrind); a finished slot's parts need not be joined in place
         parts = slot.parts
-        raw = parts[0] if len(parts) == 1 else slot.raw()
+        raw = parts[0] if len(parts) == 1 else "".join(parts)
         try:
             # ``CallFinisher.finish`` in two steps: the usual call is finished by
             # ``as_sent`` without the keyword call and checks of the full path
