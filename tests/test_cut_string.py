@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from typing import Any
 from unittest import mock
 
@@ -309,3 +310,20 @@ def test_what_it_leaves_to_the_ladder() -> None:
     ):
         assert lenient.read_cut_string(text) is None, text
         assert _same(text) is False
+
+
+def test_time_is_linear() -> None:
+    def shape(n: int) -> str:
+        items = [{"k": i, "s": 'a \\"b\\" c', "t": [True, None, 1.5]} for i in range(n)]
+        return json.dumps({"items": items, "last": "x" * n})[: -n // 2]  # cut in a string
+
+    def best(text: str) -> float:
+        times = []
+        for _ in range(7):  # CPU time, best of 7: other processes share the machine
+            start = time.process_time()
+            assert lenient.read_cut_string(text) is not None
+            times.append(time.process_time() - start)
+        return min(times)
+
+    small, large = best(shape(2_000)), best(shape(8_000))
+    assert large < small * 4 * 3  # 4x the input; quadratic would be 16x

@@ -1474,8 +1474,8 @@ def read_cut_string(text: str) -> Any:
         if at < 0:
             return None
         end = at  # the end of the JSON before the string, its white space left out
-        while end and masked[end - 1] in _JSON_WS:  # (not rstrip: a copy of the text)
-            end -= 1
+        if at and masked[at - 1] in _JSON_WS:  # (rstrip copies the text: only then)
+            end = len(masked[:at].rstrip(_JSON_WS))
         # A string follows a colon (a value), an opening bracket or a comma. Told
         # before the work below, where the text is cut elsewhere (after a string,
         # whose closing quote is then the last).
