@@ -19,6 +19,7 @@ from unittest import mock
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from json_strategies import json_tops, json_values
 
 from toolwire.repair import ladder, lenient
 from toolwire.repair.lenient import _parse, parse_lenient
@@ -29,14 +30,7 @@ _CHARS = st.sampled_from(
     [*"abc {}[],:\"\\/'\n\t#", "\u00e9", "\u4e16", "\U0001f600", "\ud800", "\x01"]
 )
 _STRINGS = st.text(_CHARS, max_size=12) | st.sampled_from(["k" * 201, "k" * 205, "{" * 3])
-_NUMBERS = st.integers(min_value=-(10**25), max_value=10**25) | st.floats(allow_nan=False)
-_VALUES = st.recursive(
-    st.none() | st.booleans() | _NUMBERS | _STRINGS,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(_STRINGS, children, max_size=4)
-    ),
-    max_leaves=12,
-)
+_VALUES = json_values(_STRINGS)
 
 
 def _text(value: object, indent: int | None, ascii_only: bool) -> str:
@@ -52,7 +46,7 @@ def _same(text: str) -> bool:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.one_of(st.lists(_VALUES, max_size=4), st.dictionaries(_STRINGS, _VALUES, max_size=4)),
+    json_tops(_STRINGS, _VALUES, 4),
     st.sampled_from([None, 0, 2, 40]),
     st.booleans(),
 )
@@ -123,7 +117,7 @@ _DAMAGE = st.sampled_from(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.one_of(st.lists(_VALUES, max_size=3), st.dictionaries(_STRINGS, _VALUES, max_size=3)),
+    json_tops(_STRINGS, _VALUES, 3),
     st.integers(min_value=0),
     st.lists(_DAMAGE, min_size=1, max_size=3).map("".join),
     st.booleans(),
@@ -182,7 +176,7 @@ def _general_ladder(text: str) -> object:
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.one_of(st.lists(_VALUES, max_size=3), st.dictionaries(_STRINGS, _VALUES, max_size=3)),
+    json_tops(_STRINGS, _VALUES, 3),
     st.booleans(),
 )
 def test_ladder_result_of_cut_off_json_is_the_general_one(value: object, ascii_only: bool) -> None:
