@@ -26,7 +26,16 @@ from toolwire.repair.strict import UNREAD
 from toolwire.spec import ToolSpec
 from toolwire.textformats import loose
 from toolwire.textformats.jsonend import container_end
-from toolwire.textformats.need import NEED, WS_LIMIT, Emit, Grammar, Request, WholeCall, _Need
+from toolwire.textformats.need import (
+    NEED,
+    SPACE,
+    WS_LIMIT,
+    Emit,
+    Grammar,
+    Request,
+    WholeCall,
+    _Need,
+)
 
 __all__ = [
     "NEED",
@@ -41,7 +50,6 @@ __all__ = [
 ]
 
 
-_SPACE = frozenset(" \t\r\n")
 _SPACES = re.compile(r"[ \t\r\n]*")
 _PUSH_BACK_LIMIT = 64  # the longest text ``push_back`` may give back
 _COMPACT = 256  # see ``TextScanner.feed``
@@ -180,8 +188,11 @@ def shared_markers(*markers: str) -> Markers:
 
 
 # the loose openers, the markers in text, those in reasoning, and for ``_whole_text``
-# the markers it reads itself and the length of the longest start marker
-_FamilyMarkers = tuple[frozenset[str], Markers | None, Markers | None, tuple[frozenset[str], int]]
+# the markers it reads itself, the length of the longest start marker and the start
+# markers' first characters
+_FamilyMarkers = tuple[
+    frozenset[str], Markers | None, Markers | None, tuple[frozenset[str], int, frozenset[str]]
+]
 # A family's markers (they depend on its class attributes, on whether tools are
 # declared and on ``calls_in_reasoning`` only; see ``_markers_of``), worked out once:
 # a parser is set up for every response. One lookup for all of them: a 2 KB parse
@@ -205,7 +216,7 @@ def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool
     extendable = text.extendable if text is not None else frozenset()
     whole = frozenset({*family.START, *family.STRAY}.difference(extendable, think))
     longest = max((len(m) for m in family.START), default=0)
-    return loose, text, reason, (whole, longest)
+    return loose, text, reason, (whole, longest, frozenset(m[0] for m in family.START))
 
 
 class MarkupCall:
@@ -463,7 +474,7 @@ class TextScanner:
             if (
                 read
                 and len(self._buf) - self._pos <= WS_LIMIT
-                and not self._buf[self._pos :].strip(" \t\r\n")
+                and _SPACES.match(self._buf, self._pos).end() == len(self._buf)  # type: ignore[union-attr]
             ):
                 self._resume = True
                 return
@@ -598,7 +609,7 @@ class TextScanner:
         buf, markers, starts = self._buf, self._text_markers, self.START
         assert markers is not None
         search = markers.search_near
-        taken, longest = self._whole_read
+        taken, longest, firsts = self._whole_read
         sink = self.sink
         pos = self._pos
         while True:
@@ -646,7 +657,9 @@ class TextScanner:
                 i == len(buf) or any(s.startswith(buf[i:]) for s in starts)
             ):
                 return True
-            if i - pos <= WS_LIMIT and buf.startswith(starts, i):
+            # (the first character first: after a call, prose is the usual text, and
+            # ``startswith`` would be one more C function run cold, see ``_FAMILY_MARKERS``)
+            if i - pos <= WS_LIMIT and buf[i : i + 1] in firsts and buf.startswith(starts, i):
                 pos = self._pos = i
 
     def at_start(self) -> Grammar:
@@ -729,7 +742,7 @@ class TextScanner:
         buf, pos = self._buf, self._pos
         n = len(buf)
         i = pos
-        while i < n and buf[i] in _SPACE:
+        while i < n and buf[i] in SPACE:
             i += 1
         if i - pos > WS_LIMIT:
             return False
@@ -765,7 +778,7 @@ class TextScanner:
             return m
         if lead:
             i = pos
-            while i < len(buf) and buf[i] in _SPACE:
+            while i < len(buf) and buf[i] in SPACE:
                 i += 1
             if i < len(buf) and buf[i].isascii() and buf[i] not in lead:
                 return False
