@@ -15,15 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_families import CASES as FAMILY_CASES
 from test_family_fixes import CASES as FIX_CASES
+from test_plain_deltas import _TOOLS, _events
 from test_whole_text import _AROUND, _SPACING, _WHOLE_PIECES, _fed
 from tf_harness import TOOLS
 
-from toolwire.assemble import CallAssembler
 from toolwire.events import CallFinished, ReasoningDelta, StreamFinished, TextDelta
-from toolwire.spec import ToolSpec
-from toolwire.textformats import EXTRACTORS, make_extractor
+from toolwire.textformats import EXTRACTORS
 
-_SPECS = [ToolSpec.from_dict(t) for t in TOOLS]
 _CORPUS = [
     (case.family, case.input)
     for case in [*FAMILY_CASES, *FIX_CASES]
@@ -51,13 +49,7 @@ _TAILS = ["", "", "<", "<to", "<tool_ca", "{", "`", "``", "<|eo", "<｜tool", "<
 
 def _summary(family: str, pieces: list[str]) -> tuple[object, ...]:
     """What a caller sees: calls, text, reasoning, finish reason."""
-    sink = CallAssembler(_SPECS)
-    extractor = make_extractor(family, sink, _SPECS)
-    for piece in pieces:
-        extractor.feed(piece)
-    extractor.close()
-    sink.end()
-    events = sink.events
+    events = _events(family, pieces, _TOOLS)
     return (
         [e.call for e in events if isinstance(e, CallFinished)],
         "".join(e.text for e in events if isinstance(e, TextDelta)),
