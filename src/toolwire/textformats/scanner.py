@@ -350,15 +350,6 @@ class TextScanner:
     def feed(self, text: str) -> None:
         if not text:
             return
-        if self._gen is None and self._resume is None and not self._buf and not self._failed:
-            # a fresh scan (the first feed, or the first after close): nothing buffered,
-            # held back or waited on, so the text goes straight to ``_start`` (text fed
-            # whole is read there at once, often to its end)
-            self._buf = text
-            self._start()
-            if self._gen is not None:
-                self._drive()
-            return
         if self._failed:
             self.sink.text(text)
             return
@@ -398,8 +389,10 @@ class TextScanner:
         if holding is not None and holding.holds(self._buf[self._pos :]):
             self._plain_search = None  # text is held back now
             return
-        if self._gen is None:  # text after close: a fresh scan
+        if self._gen is None:  # the first feed, or text after close: a fresh scan
             self._start()
+            if self._gen is None:  # read whole, the grammar not started (see ``_start``)
+                return
         self._drive()
 
     def close(self) -> None:
