@@ -493,7 +493,8 @@ def read_whole_envelope(sc: TextScanner, marker: str = "") -> list[WholeCall] | 
     from the header to the ``}`` before the tag and must be strict JSON: then they
     are the value the bracket scan of ``envelope`` would find, and the call is the
     one the streaming path reads (F15). None for anything else (the tag inside a
-    string, other members, several objects, no tag yet).
+    string, other members, several objects, no tag yet). ``marker`` (the start
+    marker just read) is not needed: only the hook's signature.
 
     The families' ``whole_calls`` itself, with the tag search and ``try_loads``
     written out: each function a parse runs costs cache misses when it runs cold,
