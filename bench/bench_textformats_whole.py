@@ -288,8 +288,29 @@ def cold_counts(run: Run, text: str) -> tuple[int, int]:
         gc.enable()
 
 
+def after_each(runs: dict[str, Run], text: str, rounds: int) -> None:
+    """``--cold-detail``: each parser's cold parse right after each parser's (its own
+    included), medians of ``rounds``. ``alternate`` takes each parser after the one
+    before it in the row; what that one left in the caches (code a sibling parser
+    shares) and in malloc's free lists (a native parser's freed blocks, which the
+    next large ``malloc``, the regex engine's stack, consolidates) is measured too."""
+    names = list(runs)
+    times: dict[tuple[str, str], list[float]] = {}
+    for _ in range(rounds):
+        for name in names:
+            for before in names:
+                timed(runs[before], text)
+                times.setdefault((name, before), []).append(timed(runs[name], text)[0])
+    print(f"{'2K':4} {'after':12} {'(ms; rows: parser timed, columns: the parser before it)'}")
+    print(f"{'':4} {'':12} {'':18} " + " ".join(f"{b[:12]:>12}" for b in names))
+    for name in names:
+        cells = " ".join(f"{statistics.median(times[name, b]) * 1e3:12.3f}" for b in names)
+        print(f"{'2K':4} {'after':12} {name:18} {cells}", flush=True)
+
+
 def cold_detail(runs: dict[str, Run], text: str, rounds: int) -> None:
     """``--cold-detail``: what a cold 2 KB parse costs besides instructions."""
+    after_each(runs, text, rounds)
     after_own = alternate(runs, text, rounds, timed_after_own)
     counts: dict[str, list[tuple[int, int]]] = {name: [] for name in runs}
     for _ in range(rounds):
@@ -567,7 +588,7 @@ def main() -> None:
     ap.add_argument(
         "--cold-detail",
         action="store_true",
-        help="2 KB: the cold parse after the parser's own, page faults, blocks left; "
+        help="2 KB: the cold parse after each parser's, page faults, blocks left; "
         "with --instructions, cache misses per cold parse (callgrind's cache model)",
     )
     ap.add_argument("--child-instructions", action="store_true", help=argparse.SUPPRESS)

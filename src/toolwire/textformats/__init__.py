@@ -110,6 +110,11 @@ def make_extractor(
     # response) is found without normalizing the name first
     cls = EXTRACTORS.get(family)
     if cls is not None:
+        if not calls_in_reasoning:
+            # without keywords: a class called with them has them packed in a dict
+            # for ``__init__`` (C code and a dict a parse touches cold: see
+            # ``scanner._FAMILY_MARKERS``)
+            return cls(sink, tools)
         return cls(sink, tools, calls_in_reasoning=calls_in_reasoning)
     name = family.strip().lower().replace("-", "_")
     name = ALIASES.get(name, name)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+import orjson
+
 from toolwire.assemble import JsonScanner
-from toolwire.repair.strict import UNREAD, try_loads
 from toolwire.textformats.need import WS_LIMIT
 from toolwire.textformats.scanner import Grammar, Markers, TextScanner, WholeCall
 
@@ -101,8 +102,9 @@ class DeepSeekV3Extractor(TextScanner):
         arguments = buf[m.end() : end.start()].rstrip()
         if arguments.endswith("```"):
             arguments = arguments[:-3].rstrip()  # the closing fence
-        loaded, _ = try_loads(arguments)
-        if loaded is UNREAD:
+        try:  # ``try_loads`` written out: a function less a parse runs (see ``whole_calls``)
+            loaded = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
             return None
         self._pos = end.end()
         return name, arguments, loaded

@@ -7,7 +7,7 @@ string); a call is complete once its JSON object is.
 from __future__ import annotations
 
 from toolwire.textformats.jsoncalls import envelopes, read_whole_envelope, whole_envelope
-from toolwire.textformats.scanner import Grammar, TextScanner, WholeCall
+from toolwire.textformats.scanner import Grammar, TextScanner
 
 _CLOSE = ("</tool_call>",)
 
@@ -15,13 +15,11 @@ _CLOSE = ("</tool_call>",)
 class HermesExtractor(TextScanner):
     START = ("<tool_call>",)
     STRAY = _CLOSE
-
-    def whole_calls(self, marker: str) -> list[WholeCall] | None:
-        found = read_whole_envelope(self, _CLOSE)
-        return None if found is None else [found]
+    WHOLE_CLOSE = _CLOSE
+    whole_calls = read_whole_envelope
 
     def call(self, marker: str) -> Grammar:
-        if whole_envelope(self, _CLOSE):
+        if whole_envelope(self):
             return True
         handled = yield from envelopes(self, _CLOSE)
         return handled

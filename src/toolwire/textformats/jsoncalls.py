@@ -28,9 +28,8 @@ from toolwire.assemble import JsonScanner
 from toolwire.assemble.jsonscan import find_bracket
 from toolwire.coerce import json_type_name
 from toolwire.repair import partial_value, repair_json
-from toolwire.repair.strict import UNREAD, try_loads
 from toolwire.textformats.jsonend import container_end
-from toolwire.textformats.need import NEED, WS_LIMIT, Emit, Grammar, WholeCall, _Need
+from toolwire.textformats.need import NEED, SPACE, WS_LIMIT, Emit, Grammar, WholeCall, _Need
 
 if TYPE_CHECKING:
     from toolwire.textformats.scanner import TextScanner
@@ -468,62 +467,80 @@ def envelope_list(sc: TextScanner, *, opened: bool = False) -> Grammar:
                 return CALL
 
 
-def whole_envelope(sc: TextScanner, closing: tuple[str, ...], *, take: bool = True) -> bool:
+def whole_envelope(sc: TextScanner) -> bool:
     """An envelope in the usual shape (name, then arguments), its ``}`` and then the
-    first of ``closing``, all in the buffer (text fed whole, a large read): read at
-    once, as one call; ``take``: the tag is consumed too, else left to what follows.
-    False, nothing consumed, for anything else (see ``read_whole_envelope``).
+    first of the family's ``WHOLE_CLOSE`` tags, all in the buffer (text fed whole, a
+    large read): read at once, as one call. False, nothing consumed, for anything
+    else (see ``read_whole_envelope``).
 
     Measured with callgrind on 2 KB of Hermes text with 4 calls: about 65 K
     instructions less per call than ``envelope`` (its requests, the bracket scan of
     the arguments, the reading of them in the finisher)."""
-    found = read_whole_envelope(sc, closing, take=take)
+    found = read_whole_envelope(sc)
     if found is None:
         return False
-    name, arguments, loaded = found
+    name, arguments, loaded = found[0]
     sc.whole_call(name, arguments, loaded=loaded)
     return True
 
 
-def read_whole_envelope(
-    sc: TextScanner, closing: tuple[str, ...], *, take: bool = True
-) -> WholeCall | None:
-    """``whole_envelope``'s reading, the call not yet reported: the position moved
-    past it, its name, arguments text and ``orjson.loads`` of them; None, nothing
-    consumed, where the envelope is not all here in the usual shape. The arguments
-    are taken from the header to the ``}`` before the tag and must be strict JSON:
-    then they are the value the bracket scan of ``envelope`` would find, and the call
-    is the one the streaming path reads (F15). None for anything else (the tag inside
-    a string, other members, several objects, no tag yet)."""
-    buf = sc._buf
-    m = _SPACED_HEADER.match(buf, sc._pos)
+def read_whole_envelope(sc: TextScanner, marker: str = "") -> list[WholeCall] | None:
+    """``TextScanner.whole_calls`` of a family whose call is one envelope up to the
+    first of its ``WHOLE_CLOSE`` tags (``WHOLE_TAKE``: the tag is consumed too, else
+    left to what follows): the call not yet reported, the position moved past it,
+    its name, arguments text and ``orjson.loads`` of them; None, nothing consumed,
+    where the envelope is not all here in the usual shape. The arguments are taken
+    from the header to the ``}`` before the tag and must be strict JSON: then they
+    are the value the bracket scan of ``envelope`` would find, and the call is the
+    one the streaming path reads (F15). None for anything else (the tag inside a
+    string, other members, several objects, no tag yet). ``marker`` (the start
+    marker just read) is not needed: only the hook's signature.
+
+    The families' ``whole_calls`` itself, with the tag search and ``try_loads``
+    written out: each function a parse runs costs cache misses when it runs cold,
+    right after ``gc.collect()`` (see ``scanner._FAMILY_MARKERS``)."""
+    buf, pos = sc._buf, sc._pos
+    m = _SPACED_HEADER.match(buf, pos)
     if m is None:
         return None
-    if len(closing) == 1:
-        tag = closing[0]
-        end = sc.find_ahead(tag)
-    else:
-        end = -1
-        for each in closing:
-            found = sc.find_ahead(each)
-            if found >= 0 and (end < 0 or found < end):
-                end, tag = found, each
+    # where each tag next occurs at or after ``pos``; the answers are kept until the
+    # next feed, so calls that each look ahead for a tag search the text once between
+    # them, not each to the buffer's end (linear when the tags never come, F22)
+    ahead = sc._ahead
+    end = -1
+    tag = ""
+    for each in sc.WHOLE_CLOSE:
+        known = ahead.get(each)
+        if known is not None and known[0] <= pos and (known[1] < 0 or known[1] >= pos):
+            found = known[1]
+        else:
+            found = buf.find(each, pos)
+            ahead[each] = (pos, found)
+        if found >= 0 and (end < 0 or found < end):
+            end, tag = found, each
     head = m.end()
     if end < head or end == sc.whole_missed:
         return None
-    tail = buf[head:end]
-    obj = tail.rstrip(" \t\r\n")
-    arguments = obj[:-1].rstrip()  # \s, as ``_skip_space`` skips before the ``}``
-    loaded = UNREAD
-    if obj.endswith("}") and not (take and len(tail) - len(obj) > WS_LIMIT):
-        loaded, _ = try_loads(arguments)
-    if loaded is UNREAD:
-        # the calls before the same tag (several objects in a row, tags left open)
-        # are read by ``envelope``, not copied out again each
-        sc.whole_missed = end
-        return None
-    sc._pos = end + len(tag) if take else head + len(obj)
-    return m.group(1), arguments, loaded
+    # the object's end: before the JSON whitespace before the tag, at most
+    # ``WS_LIMIT`` characters of it (more: the requests read it). A loop, not
+    # ``rstrip(" \t\r\n")`` and ``endswith``: the usual whitespace there is a newline
+    # or none, and each C function a parse runs costs cache misses cold.
+    close = end
+    while close > head and end - close <= WS_LIMIT and buf[close - 1 : close] in SPACE:
+        close -= 1
+    if end - close <= WS_LIMIT and buf[close - 1 : close] == "}":
+        arguments = buf[head : close - 1].rstrip()  # \s, as ``_skip_space`` skips
+        try:
+            loaded = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            sc._pos = end + len(tag) if sc.WHOLE_TAKE else close
+            return [(m.group(1), arguments, loaded)]
+    # the calls before the same tag (several objects in a row, tags left open) are
+    # read by ``envelope``, not copied out again each
+    sc.whole_missed = end
+    return None
 
 
 def envelopes(sc: TextScanner, closing: tuple[str, ...] = (), *, bare: bool = False) -> Grammar:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from toolwire.textformats.jsoncalls import CALL, envelope, read_whole_envelope, whole_envelope
-from toolwire.textformats.scanner import Grammar, TextScanner, WholeCall
+from toolwire.textformats.scanner import Grammar, TextScanner
 
 _OBJECT = re.compile(r"[ \t\r\n]{0,64}(?=\{)")
 # "; " between calls; some models put only whitespace, which counts only before an
@@ -31,13 +31,13 @@ class Llama3JsonExtractor(TextScanner):
             self.skip(found.end() - self._pos)
             yield from self._sequence(bare=True)
 
-    def whole_calls(self, marker: str) -> list[WholeCall] | None:
-        """``call``'s calls read at once (see ``TextScanner.whole_calls``): one
-        envelope, read up to its end tag. Only whitespace lies between its ``}`` and
-        that tag, so ``_sequence``'s ``peek`` would find no separator (the tag's
-        ``<`` decides it) and the call is all ``call`` reads."""
-        found = read_whole_envelope(self, self.STRAY, take=False)
-        return None if found is None else [found]
+    # ``call``'s calls read at once (see ``TextScanner.whole_calls``): one envelope,
+    # read up to its end tag, left in the text. Only whitespace lies between its ``}``
+    # and that tag, so ``_sequence``'s ``peek`` would find no separator (the tag's
+    # ``<`` decides it) and the call is all ``call`` reads.
+    WHOLE_CLOSE = STRAY
+    WHOLE_TAKE = False
+    whole_calls = read_whole_envelope
 
     def call(self, marker: str) -> Grammar:
         r = yield from self.after_marker(("{",))
@@ -55,7 +55,7 @@ class Llama3JsonExtractor(TextScanner):
 
     def _sequence(self, *, bare: bool, first_read: bool = False) -> Grammar:
         while True:
-            if not first_read and not whole_envelope(self, self.STRAY, take=False):
+            if not first_read and not whole_envelope(self):
                 outcome = yield from envelope(self, bare=bare)
                 if outcome != CALL:
                     return

@@ -13,6 +13,7 @@ class _Need:
 
 NEED: Final = _Need()  # a request cannot be answered until more text arrives
 WS_LIMIT: Final = 256  # whitespace allowed between a marker and what must follow it
+SPACE: Final = frozenset(" \t\r\n")  # JSON's whitespace
 
 Emit = Callable[[str], None]
 Request = tuple[Any, ...]

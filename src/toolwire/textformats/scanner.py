@@ -26,7 +26,16 @@ from toolwire.repair.strict import UNREAD
 from toolwire.spec import ToolSpec
 from toolwire.textformats import loose
 from toolwire.textformats.jsonend import container_end
-from toolwire.textformats.need import NEED, WS_LIMIT, Emit, Grammar, Request, WholeCall, _Need
+from toolwire.textformats.need import (
+    NEED,
+    SPACE,
+    WS_LIMIT,
+    Emit,
+    Grammar,
+    Request,
+    WholeCall,
+    _Need,
+)
 
 __all__ = [
     "NEED",
@@ -41,7 +50,6 @@ __all__ = [
 ]
 
 
-_SPACE = frozenset(" \t\r\n")
 _SPACES = re.compile(r"[ \t\r\n]*")
 _PUSH_BACK_LIMIT = 64  # the longest text ``push_back`` may give back
 _COMPACT = 256  # see ``TextScanner.feed``
@@ -180,24 +188,18 @@ def shared_markers(*markers: str) -> Markers:
 
 
 # the loose openers, the markers in text, those in reasoning, and for ``_whole_text``
-# the markers it reads itself and the length of the longest start marker
-_FamilyMarkers = tuple[frozenset[str], Markers | None, Markers | None, tuple[frozenset[str], int]]
+# the markers it reads itself, the length of the longest start marker and the start
+# markers' first characters
+_FamilyMarkers = tuple[
+    frozenset[str], Markers | None, Markers | None, tuple[frozenset[str], int, frozenset[str]]
+]
+# A family's markers (they depend on its class attributes, on whether tools are
+# declared and on ``calls_in_reasoning`` only; see ``_markers_of``), worked out once:
+# a parser is set up for every response. One lookup for all of them: a 2 KB parse
+# right after ``gc.collect()`` costs ~6x its warm time, in cache misses on each
+# function, code object and table it touches (``bench_textformats_whole.py
+# --cold-detail``).
 _FAMILY_MARKERS: dict[tuple[type[TextScanner], bool, bool], _FamilyMarkers] = {}
-
-
-def _family_markers(
-    family: type[TextScanner], tools: bool, calls_in_reasoning: bool
-) -> _FamilyMarkers:
-    """A family's markers (they depend on its class attributes, on whether tools are
-    declared and on ``calls_in_reasoning`` only), worked out once: a parser is set up
-    for every response. One lookup for all of them: a 2 KB parse right after
-    ``gc.collect()`` costs ~7x its warm time, in cache misses on each function, code
-    object and table it touches (``bench_textformats_whole.py --cold-detail``)."""
-    key = (family, tools, calls_in_reasoning)
-    found = _FAMILY_MARKERS.get(key)
-    if found is None:
-        found = _FAMILY_MARKERS[key] = _markers_of(family, tools, calls_in_reasoning)
-    return found
 
 
 def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool) -> _FamilyMarkers:
@@ -214,7 +216,7 @@ def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool
     extendable = text.extendable if text is not None else frozenset()
     whole = frozenset({*family.START, *family.STRAY}.difference(extendable, think))
     longest = max((len(m) for m in family.START), default=0)
-    return loose, text, reason, (whole, longest)
+    return loose, text, reason, (whole, longest, frozenset(m[0] for m in family.START))
 
 
 class MarkupCall:
@@ -271,6 +273,10 @@ class TextScanner:
     LOOSE: tuple[str, ...] = loose.OPENERS
     # whether the family reads calls in text fed whole at once (``whole_calls``)
     _reads_whole = False
+    # for a family whose ``whole_calls`` is ``jsoncalls.read_whole_envelope``: the
+    # tags that end its call, and whether the tag is consumed with it
+    WHOLE_CLOSE: tuple[str, ...] = ()
+    WHOLE_TAKE = True
 
     # for a family whose ``at_start`` reads a call only where the output's first
     # character after whitespace is one of these (its ``peek``'s ``lead``): output that
@@ -312,13 +318,17 @@ class TextScanner:
         # before ``_markup_from`` that a feed compacted away is in ``_markup``
         self._markup: list[str] | None = None
         self._markup_from = 0
-        # ``find_ahead``'s answers for the text fed so far: (searched from, found at)
+        # ``read_whole_envelope``'s tag searches in the text fed so far: (searched
+        # from, found at)
         self._ahead: dict[str, tuple[int, int]] = {}
         self.whole_missed = -1  # see ``jsoncalls.whole_envelope``
         self._reasoning = start_in_reasoning
-        self._loose, self._text_markers, self._reason_markers, self._whole_read = _family_markers(
-            type(self), bool(self._tool_specs), calls_in_reasoning
-        )
+        # (see ``_FAMILY_MARKERS``)
+        key = (type(self), bool(self._tool_specs), calls_in_reasoning)
+        found = _FAMILY_MARKERS.get(key)
+        if found is None:
+            found = _FAMILY_MARKERS[key] = _markers_of(*key)
+        self._loose, self._text_markers, self._reason_markers, self._whole_read = found
         # the grammar starts on the first feed, with that text in the buffer: text fed
         # whole then reaches ``_whole_text`` before its first marker
         self._gen: Grammar | None = None
@@ -332,7 +342,7 @@ class TextScanner:
     def tools(self) -> dict[str, ToolSpec]:
         """The declared tools by name. Built on first use: most parses never ask (a
         whole-text parse reads names in the assembler), and each object and function
-        a parse touches costs cache misses when it runs cold (see ``_family_markers``)."""
+        a parse touches costs cache misses when it runs cold (see ``_FAMILY_MARKERS``)."""
         return {t.name: t for t in self._tool_specs}
 
     # -- public API ---------------------------------------------------------------
@@ -379,23 +389,25 @@ class TextScanner:
         if holding is not None and holding.holds(self._buf[self._pos :]):
             self._plain_search = None  # text is held back now
             return
-        if self._gen is None:  # text after close: a fresh scan
+        if self._gen is None:  # the first feed, or text after close: a fresh scan
             self._start()
+            if self._gen is None:  # read whole, the grammar not started (see ``_start``)
+                return
         self._drive()
 
     def close(self) -> None:
         """End of stream: flush held text; open calls are reported truncated (F1)."""
         if not self._failed:
-            self._eof = True
-            if self._resume is not None and self._gen is None:
-                # read whole before the grammar started (see ``_start``), up to what
-                # ``_after_call`` drops at the end (whitespace after a call) or
-                # ``until`` emits (a tail that did not become a marker)
+            if self._gen is not None:
+                self._eof = True
+                self._drive()
+            elif self._resume is False:
+                # read whole before the grammar started (see ``_start``) up to a tail
+                # that did not become a marker: ``until`` emits it at the end (after a
+                # call, ``_resume`` True, only whitespace ``_after_call`` drops is left)
                 rest = self._buf[self._pos :]
-                if rest and self._resume is False:
+                if rest:
                     self.sink.text(rest)
-                self._pos = len(self._buf)
-            self._drive()
         if self._open_calls:
             for index in sorted(self._open_calls):
                 self.sink.close_call(index=index, truncated=True)
@@ -403,8 +415,9 @@ class TextScanner:
         # text fed after close (a provider sending content after its finish reason)
         # starts a fresh scan rather than being lost
         self._buf, self._pos, self._eof = "", 0, False
-        self._ahead = {}
-        self.whole_missed = -1
+        if self._ahead:  # (``whole_missed`` is set only after a tag search)
+            self._ahead = {}
+            self.whole_missed = -1
         self._markup = None
         self._reasoning = False
         self._resume = None
@@ -416,7 +429,7 @@ class TextScanner:
         is freed as soon as it is dropped, not left to the cycle collector with its
         sink and every event (which a callgrind count would not see either)."""
         self._gen, self._req = None, None
-        self.plain_deltas(None, _ignore)
+        self._plain_search, self._plain_take = None, _ignore  # ``plain_deltas``, inline
         self._plain_json, self._holding = None, None
 
     # -- driving the grammar ----------------------------------------------------
@@ -449,8 +462,13 @@ class TextScanner:
                 self._wait_in(self._text_markers, self.sink.text)
                 return
             # after a call, only whitespace ``_after_call`` would wait on (more text
-            # may bring a start marker) or drop at the end: the grammar waits too
-            if read and self._spaces_left():
+            # may bring a start marker) or drop at the end, at most ``WS_LIMIT``
+            # characters of it: the grammar waits too
+            if (
+                read
+                and len(self._buf) - self._pos <= WS_LIMIT
+                and _SPACES.match(self._buf, self._pos).end() == len(self._buf)  # type: ignore[union-attr]
+            ):
                 self._resume = True
                 return
             resume = read
@@ -497,11 +515,6 @@ class TextScanner:
         lead, buf = self.START_LEAD, self._buf
         i = _SPACES.match(buf, self._pos).end()  # type: ignore[union-attr]
         return bool(lead) and i < len(buf) and buf[i].isascii() and buf[i] not in lead
-
-    def _spaces_left(self) -> bool:
-        """Whether the unconsumed text is at most ``WS_LIMIT`` whitespace characters."""
-        n = len(self._buf) - self._pos
-        return n <= WS_LIMIT and not self._buf[self._pos :].strip(" \t\r\n")
 
     def run(self, resume: bool | None = None) -> Grammar:
         """The top level: text, reasoning blocks, stray markup, and calls. ``resume``:
@@ -589,7 +602,7 @@ class TextScanner:
         buf, markers, starts = self._buf, self._text_markers, self.START
         assert markers is not None
         search = markers.search_near
-        taken, longest = self._whole_read
+        taken, longest, firsts = self._whole_read
         sink = self.sink
         pos = self._pos
         while True:
@@ -637,7 +650,9 @@ class TextScanner:
                 i == len(buf) or any(s.startswith(buf[i:]) for s in starts)
             ):
                 return True
-            if i - pos <= WS_LIMIT and buf.startswith(starts, i):
+            # (the first character first: after a call, prose is the usual text, and
+            # ``startswith`` would be one more C function run cold, see ``_FAMILY_MARKERS``)
+            if i - pos <= WS_LIMIT and buf[i : i + 1] in firsts and buf.startswith(starts, i):
                 pos = self._pos = i
 
     def at_start(self) -> Grammar:
@@ -720,7 +735,7 @@ class TextScanner:
         buf, pos = self._buf, self._pos
         n = len(buf)
         i = pos
-        while i < n and buf[i] in _SPACE:
+        while i < n and buf[i] in SPACE:
             i += 1
         if i - pos > WS_LIMIT:
             return False
@@ -756,7 +771,7 @@ class TextScanner:
             return m
         if lead:
             i = pos
-            while i < len(buf) and buf[i] in _SPACE:
+            while i < len(buf) and buf[i] in SPACE:
                 i += 1
             if i < len(buf) and buf[i].isascii() and buf[i] not in lead:
                 return False
@@ -888,19 +903,6 @@ class TextScanner:
         parts: list[str] = []
         m = yield (self.until, markers, parts.append, False)
         return "".join(parts), m
-
-    def find_ahead(self, literal: str) -> int:
-        """Where ``literal`` next occurs in the buffer at or after the current position
-        (-1: nowhere yet). Answers are kept until the next feed, so calls that each look
-        ahead for their closing tag search the text once between them, not each to the
-        buffer's end (linear when the tags never come, F22)."""
-        pos = self._pos
-        known = self._ahead.get(literal)
-        if known is not None and known[0] <= pos and (known[1] < 0 or known[1] >= pos):
-            return known[1]
-        found = self._buf.find(literal, pos)
-        self._ahead[literal] = (pos, found)
-        return found
 
     def plain_deltas(self, search: Callable[[str], object] | None, take: Emit) -> None:
         """For a request about to answer NEED having taken all the text: until the
