@@ -109,8 +109,8 @@ class StreamParser:
         self._calls_in_reasoning = calls_in_reasoning
 
     def feed(self, data: bytes | str) -> list[Event]:
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogatepass")
+        if type(data) is not bytes:  # (a str, or a bytearray or memoryview: as bytes)
+            data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
         decoder = self._decoder
         if decoder is None:
             if self.input_error is not None:

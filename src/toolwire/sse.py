@@ -59,8 +59,13 @@ class SSEDecoder:
     def feed_blocks(self, chunk: bytes | str) -> list[bytes]:
         """The blocks that ``chunk`` completes, each without its blank line. A block may
         start with LFs (blank lines beyond the first) or be empty."""
-        if isinstance(chunk, str):
-            chunk = chunk.encode("utf-8", "surrogatepass")
+        if type(chunk) is not bytes:
+            # a bytearray or memoryview as bytes: the blocks' readers tell a match by
+            # identity (``removeprefix`` gives a bytes object itself back where it
+            # lacks the prefix; a bytearray's is always a copy: review 11a)
+            chunk = (
+                chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else bytes(chunk)
+            )
         if self._head is not None:
             # the stream may start with a UTF-8 byte order mark, which the spec drops
             head = self._head + chunk if self._head else chunk

@@ -553,3 +553,65 @@ def test_review10_one_responses_event_alone_is_no_finished_body() -> None:
     fmt, result = parse(json.dumps(done).encode())
     assert fmt == "openai-responses"
     assert result.errors  # never a clean, empty stop
+
+
+def chat_body(number: int, city: str) -> dict[str, Any]:
+    call = {
+        "id": f"call_{number}",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": json.dumps({"city": city})},
+    }
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return {
+        "id": f"c{number}",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+    }
+
+
+ANTHROPIC_BODY = {
+    "id": "m",
+    "type": "message",
+    "role": "assistant",
+    "content": [{"type": "text", "text": "hi"}],
+    "stop_reason": "end_turn",
+}
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [chat_body(1, "Paris"), chat_body(2, "Rome")],
+        [chat_body(1, "Paris"), {"error": {"message": "busy", "type": "server_error"}}],
+        [ANTHROPIC_BODY, ANTHROPIC_BODY],
+    ],
+    ids=["two chat bodies", "a chat body and an error", "two anthropic bodies"],
+)
+def test_review11_several_whole_bodies_are_never_read_as_one_stream(
+    values: list[dict[str, Any]],
+) -> None:
+    """Whole answers one after another are no stream's messages: never merged into one
+    answer (review 11b), but refused as several values, as a body of them always was."""
+    data = "\n".join(json.dumps(value) for value in values).encode()
+    _, result = parse(data)
+    assert result.calls == []
+    assert result.finish_reason == "error"
+    assert any("several top-level values" in error.message for error in result.errors)
+
+
+@pytest.mark.parametrize("capture", real_captures(), ids=lambda path: path.name)
+def test_review11_pieces_of_any_bytes_type_read_as_bytes(capture: Path) -> None:
+    """A bytearray or memoryview piece reads as the same bytes would (review 11a: the
+    block readers told a match by identity, which a bytearray's copies defeat)."""
+    data = capture.read_bytes()
+    cuts = [len(data) // 5, len(data) // 2, len(data) - 3]
+    want = parse(data, cuts)
+    for kind in (bytearray, memoryview):
+        parser = StreamParser("auto", [WEATHER])
+        events: list[Event] = []
+        at = 0
+        for cut in [*cuts, len(data)]:
+            events += parser.feed(kind(data[at:cut]))  # type: ignore[arg-type]
+            at = cut
+        events += parser.close()
+        assert (parser.format, StreamResult.collect(events)) == want

@@ -54,6 +54,17 @@ def json_wire(value: dict[str, Any]) -> str | None:
     return None
 
 
+def _whole_body(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is a whole response (a ``chat.completion``, an Anthropic
+    ``message``, a Responses ``response``), not one message of a stream."""
+    if value.get("object") in ("chat.completion", "response") or value.get("type") == "message":
+        return True
+    choices = value.get("choices")
+    return isinstance(choices, list) and any(
+        isinstance(choice, dict) and "message" in choice for choice in choices
+    )
+
+
 class WholeBody(WireDecoder):
     """A mixin for a stream decoder: take the input as one JSON body, read at the end.
 
@@ -109,14 +120,28 @@ class WholeBody(WireDecoder):
         objects = splitter.feed(data)
         if len(objects) < 2:
             return False
+        values: dict[bytes, Any] = {}  # (each object read once)
+        for raw in objects:
+            try:
+                values[raw] = value = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue  # (read leniently below, its repairs reported)
+            if isinstance(value, dict) and _whole_body(value):
+                return False  # several whole answers: never merged into one
         rest = splitter.close()
         for raw, junk in splitter.in_order(objects):
             if junk:
                 self._junk(raw)
                 continue
-            value = self.load_json(raw.decode("utf-8", "replace"))
-            if value is not None:
+            value = values.get(raw)
+            if value is None:
+                value = self.load_json(raw.decode("utf-8", "replace"))
+            if isinstance(value, dict):
                 self.feed_value(value)
+            else:
+                self.sink.error(
+                    f"{self.format_name} message is not a JSON object", raw.decode("utf-8")
+                )
         if rest.strip():
             self.sink.error(
                 f"the {self.format_name} messages ended inside a JSON object",
