@@ -134,14 +134,10 @@ class WholeBody(WireDecoder):
                 self._junk(raw)
                 continue
             value = values.get(raw)
-            if value is None:
+            if value is None:  # (``load_json`` reports what it cannot read as an object)
                 value = self.load_json(raw.decode("utf-8", "replace"))
-            if isinstance(value, dict):
+            if value is not None:
                 self.feed_value(value)
-            else:
-                self.sink.error(
-                    f"{self.format_name} message is not a JSON object", raw.decode("utf-8")
-                )
         if rest.strip():
             self.sink.error(
                 f"the {self.format_name} messages ended inside a JSON object",
