@@ -65,17 +65,6 @@ def opens_value(text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[")
 
 
-def appends_plainly(text: str, size: int) -> bool:
-    """Argument text with neither id nor name that may join a slot holding ``size``
-    characters (``open_size``) without routing decisions: not empty, and either the
-    slot's first text (nothing to repeat) or shorter than the text so far (a longer one
-    may be a snapshot: F7). Such text never opens another call, not even with a second
-    value (see ``CallAssembler._route``)."""
-    if size == 0:
-        return text != ""
-    return 0 < len(text) < size
-
-
 _Arguments = str | Mapping[str, Any] | list[Any] | None
 
 _FINISH_REASONS: dict[str, FinishReason] = {
@@ -483,11 +472,10 @@ class CallAssembler:
             # instructions of routing (callgrind, bench_short_streams.py)
             return True
         slot = self._by_index[index]
-        # ``appends_plainly`` written out (a call less per delta, ~0.5 K instructions,
-        # callgrind), and text as long as the text so far that does not start as it
-        # did: it repeats nothing (F7), and ``_append`` would append it as is (~8 K
-        # instructions of routing less for such a delta, often a call's second). The
-        # same events as ``tool``: tests/test_assembler_fast_paths.py
+        # the plain append's rule (``open_size``), and text as long as the text so far
+        # that does not start as it did: it repeats nothing (F7), and ``_append`` would
+        # append it as is (~8 K instructions of routing less for such a delta, often a
+        # call's second). The same events as ``tool``: tests/test_assembler_fast_paths.py
         if self.invalid_utf8 is None and (
             not size or len(text) < size or not (slot.snapshots and text.startswith(slot.parts[0]))
         ):
@@ -520,7 +508,12 @@ class CallAssembler:
 
     def open_size(self, index: int) -> int:
         """The size of the argument text so far of the slot at ``index``, if text may be
-        appended to it without routing decisions (see ``appends_plainly``); else -1."""
+        appended to it without routing decisions; else -1. Argument text with neither id
+        nor name joins such a slot plainly if it is not empty, and either the slot's
+        first text (nothing to repeat) or shorter than the text so far (a longer one may
+        be a snapshot: F7). Such text never opens another call, not even with a second
+        value (see ``_route``). (The rule is written out where it is applied, in
+        ``fast_arguments`` and ``SSEWireDecoder._blocks``: a call less per delta.)"""
         slot = self._by_index.get(index)
         if (
             slot is None
@@ -535,7 +528,7 @@ class CallAssembler:
         return slot.size
 
     def extend_arguments(self, index: int, texts: list[str]) -> None:
-        """Append argument text checked with ``appends_plainly``, one delta event for all."""
+        """Append argument text checked with ``open_size``'s rule, one delta event for all."""
         slot = self._by_index[index]
         text = texts[0] if len(texts) == 1 else "".join(texts)
         slot.parts.append(text)
@@ -716,8 +709,8 @@ class CallAssembler:
         if slot.delimited:
             return False
         renamed = name is not None and slot.name is not None and name != slot.name
-        # (the first character first, as in ``appends_plainly``: most text opens
-        # nothing, and a call less is ~700 instructions, callgrind)
+        # (the first character first: most text opens nothing, and a call less is ~700
+        # instructions, callgrind)
         opens = isinstance(arguments, str) and arguments[:1] in MAY_OPEN and opens_value(arguments)
         if not (renamed or opens):
             return False

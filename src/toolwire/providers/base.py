@@ -285,8 +285,8 @@ class SSEWireDecoder(WireDecoder):
                         if not run:
                             run_slot = slot
                             room = sink.open_size(slot)
-                        # ``appends_plainly(value, room)``, inlined: a call less a
-                        # delta (500 instructions, callgrind)
+                        # the plain append's rule (``CallAssembler.open_size``),
+                        # written out: a call less a delta (500 instructions, callgrind)
                         if 0 < len(value) < room or (room == 0 and value):
                             run.append(value)
                             room += len(value)
