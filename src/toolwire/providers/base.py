@@ -102,6 +102,11 @@ class WireDecoder(ABC):
     @abstractmethod
     def feed(self, data: bytes | str) -> None: ...
 
+    def unexpected_text(self, run: bytes, between: str) -> None:
+        """Bytes between JSON objects that are part of none (``between``: the objects'
+        name in the message): reported, never dropped silently."""
+        self.sink.error(f"unexpected text between {between}", run.decode("utf-8", "replace"))
+
     def uninterpretable(self, exc: Exception, raw: str) -> None:
         """A message of an unexpected shape: reported, and the stream goes on."""
         self.sink.error(f"could not interpret {self.format_name} message: {exc!r}", raw)
@@ -531,10 +536,7 @@ class JsonStreamDecoder(WireDecoder):
         return True
 
     def _junk(self, run: bytes) -> None:
-        self.sink.error(
-            f"unexpected text between {self.stream_title} {self.chunk_noun}",
-            run.decode("utf-8", "replace"),
-        )
+        self.unexpected_text(run, f"{self.stream_title} {self.chunk_noun}")
 
     def _on_bytes(self, raw: bytes) -> None:
         try:

@@ -131,7 +131,7 @@ class WholeBody(WireDecoder):
         rest = splitter.close()
         for raw, junk in splitter.in_order(objects):
             if junk:
-                self._junk(raw)
+                self.unexpected_text(raw, f"{self.format_name} messages")
                 continue
             value = values.get(raw)
             if value is None:  # (``load_json`` reports what it cannot read as an object)
@@ -144,11 +144,6 @@ class WholeBody(WireDecoder):
                 rest.decode("utf-8", "replace"),
             )
         return True
-
-    def _junk(self, run: bytes) -> None:
-        self.sink.error(
-            f"unexpected text between {self.format_name} messages", run.decode("utf-8", "replace")
-        )
 
     @abstractmethod
     def read_body(self, body: dict[str, Any], raw: str) -> None:
