@@ -26,15 +26,6 @@ from typing import Any
 
 SCALE = float(os.environ.get("TOOLWIRE_FUZZ_SCALE", "1"))
 
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-        "required": ["city"],
-    },
-}
-
 LONE_SURROGATES = ("\ud800", "\udfff", "a\udc00b", "\ud83d")
 
 

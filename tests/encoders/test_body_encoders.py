@@ -12,6 +12,7 @@ from anthropic.types import Message
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 from typer.testing import CliRunner
+from weather import WEATHER_WITH_DAYS as WEATHER
 
 from toolwire.cli import app
 from toolwire.encoders import (
@@ -24,14 +25,6 @@ from toolwire.encoders import (
 from toolwire.events import Event, StreamError, StreamResult, TextDelta, Usage
 from toolwire.parser import StreamParser, parse_stream
 
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-        "required": ["city"],
-    },
-}
 FORMATS = sorted(BODY_ENCODERS)
 
 

@@ -17,17 +17,13 @@ from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from weather import WEATHER_CITY_OPTIONAL as WEATHER
 
 from toolwire.events import ArgumentsDelta, Event, StreamResult
 from toolwire.parser import StreamParser
 from toolwire.providers import anthropic
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder
-
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-}
 
 CAPTURES = Path(anthropic.__file__).resolve().parents[1] / "data" / "demo" / "real" / "anthropic"
 REAL = ["basic_response.sse", "tool_use_response.sse", "incomplete_partial_json_response.sse"]

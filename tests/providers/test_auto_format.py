@@ -8,19 +8,12 @@ import json
 
 import pytest
 from typer.testing import CliRunner
+from weather import WEATHER
 
 from toolwire.cli import app
 from toolwire.events import StreamResult
 from toolwire.parser import StreamParser
 
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 runner = CliRunner()
 
 

@@ -10,18 +10,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from weather import WEATHER_WITH_DAYS as WEATHER
 
 from toolwire.events import CallFinished, Event, StreamResult
 from toolwire.parser import StreamParser, parse_stream
-
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-        "required": ["city"],
-    },
-}
 
 
 def parse(body: Any, fmt: str = "auto", **options: Any) -> StreamResult:

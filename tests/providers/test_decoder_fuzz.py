@@ -14,7 +14,8 @@ import random
 
 import pytest
 import wirefuzz
-from wirefuzz import SEEDS, WEATHER, WireSeed, fuzzed_stream, pieces, run_budgeted, watchdog
+from weather import WEATHER_WITH_DAYS as WEATHER
+from wirefuzz import SEEDS, WireSeed, fuzzed_stream, pieces, run_budgeted, watchdog
 
 from toolwire.encoders import ENCODERS, make_encoder
 from toolwire.events import (

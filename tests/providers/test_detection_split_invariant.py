@@ -23,20 +23,12 @@ import pytest
 from corpus import real_captures, stream_cases
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from weather import WEATHER
 
 from toolwire.events import Event, StreamResult
 from toolwire.parser import StreamParser
 from toolwire.providers import DECODERS, OpenAIChatDecoder, detect_format, register_decoder
 from toolwire.providers.detect import DETECT_LIMIT, RECOGNISERS, FormatDetector
-
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 
 
 def parse(data: bytes, cuts: list[int] | tuple[int, ...] = (), fmt: str = "auto") -> Any:

@@ -10,6 +10,7 @@ from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from weather import WEATHER_CITY_OPTIONAL as WEATHER
 
 from toolwire.events import ArgumentsDelta, Event, ReasoningDelta, StreamResult, TextDelta
 from toolwire.parser import StreamParser
@@ -17,11 +18,6 @@ from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder
 from toolwire.providers.envelope import Envelope, Role, learn_envelope
 from toolwire.providers.openai_chat import OpenAIChatDecoder
-
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-}
 
 
 def openai_block(args: str, created: int = 1) -> bytes:

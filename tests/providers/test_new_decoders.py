@@ -9,20 +9,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from weather import WEATHER
 
 from toolwire.events import StreamResult
 from toolwire.parser import StreamParser, parse_stream
 from toolwire.providers import DECODERS, detect_format
 from toolwire.providers.jsonstream import JsonObjectSplitter
-
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-    },
-}
 
 
 def sse(event: dict[str, Any], named: bool = True) -> str:

@@ -23,17 +23,13 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_envelope import streamed_text
+from weather import WEATHER_CITY_OPTIONAL as WEATHER
 
 from toolwire.events import ArgumentsDelta, Event, ReasoningDelta, StreamResult, TextDelta
 from toolwire.parser import StreamParser
 from toolwire.providers.base import SSEWireDecoder
 from toolwire.providers.envelope import Envelope, Role
 from toolwire.providers.openai_chat import OpenAIChatDecoder
-
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-}
 
 HEAD = (
     b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1727346182,'

@@ -21,6 +21,7 @@ from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from weather import WEATHER_CITY_OPTIONAL as WEATHER
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import Event, Usage
@@ -29,11 +30,6 @@ from toolwire.providers import detect_format
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import token_count
 from toolwire.providers.openai_chat import openai_usage
-
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-}
 
 
 def framed(event: str | None, data: str) -> bytes:

@@ -8,16 +8,13 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from weather import WEATHER_CITY_OPTIONAL as WEATHER
 
 from toolwire.encoders import ENCODERS, convert_stream, encode_events
 from toolwire.events import StreamResult
 from toolwire.parser import StreamParser, parse_stream
 from toolwire.providers.anthropic import AnthropicDecoder
 
-WEATHER = {
-    "name": "get_weather",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-}
 WRONG = [5, True, [1], {"a": 1}, 1.5]
 
 
