@@ -505,6 +505,35 @@ def test_review10_saved_messages_whatever_the_first_one_is() -> None:
         assert (result.errors, result.text) == (want[1].errors, want[1].text)
 
 
+def test_review10_a_done_line_in_saved_messages_is_the_end_marker_not_junk() -> None:
+    """Review 10: the ``[DONE]`` line of a stream saved line by line, its data lines'
+    JSON and the end marker, was reported as junk (its brackets taken for an array).
+    It is read as the stream reads ``data: [DONE]``: Chat's end, no error, even
+    without a finish reason; text around it on its line is still reported."""
+    for chunks in (AZURE, AZURE[:2]):  # (the second: no finish reason, only the marker)
+        sse = b"".join(b"data: " + chunk + b"\n\n" for chunk in chunks) + b"data: [DONE]\n\n"
+        want = parse(sse)[1]
+        assert not want.errors
+        for done in (b"[DONE]\n", b"[DONE]", b"  [DONE] \r\n", b"[DONE]\n\n"):
+            saved = b"\n".join(chunks) + b"\n" + done
+            for cuts in ([], [len(saved) - 3], list(range(1, len(saved)))):
+                fmt, result = parse(saved, cuts)
+                assert fmt == "openai-chat"
+                assert result == want, (done, cuts)
+    for garbage in (b"[DONE]x\n", b"[DONE] x\n", b"[ DONE ]\n", b"x [DONE]\n", b"[DONE\n"):
+        result = parse(b"\n".join(AZURE) + b"\n" + garbage)[1]
+        assert result.text == "Hi"
+        assert result.errors, garbage
+    # a wire whose stream has no such marker reports it, as that stream does
+    capture = next(path for path in real_captures() if path.name == "tool_use_response.sse")
+    sse = parse(capture.read_bytes().rstrip() + b"\n\ndata: [DONE]\n\n")[1]
+    saved = parse(saved_messages(capture) + b"[DONE]\n")[1]
+    for result in (sse, saved):
+        (error,) = result.errors
+        assert error.raw == "[DONE]"
+    assert call_list(saved) == call_list(sse)
+
+
 def test_review10_bytes_that_are_not_utf8_are_named_in_saved_messages_and_bodies() -> None:
     capture = next(path for path in real_captures() if path.name == "tool_use_response.sse")
     saved = saved_messages(capture).replace(b'"ar"', b'"a\xffr"')  # (Pa|ris)

@@ -22,10 +22,11 @@ import orjson
 
 from toolwire.invalid_utf8 import mark_invalid_utf8
 from toolwire.providers.anthropic import AnthropicDecoder
-from toolwire.providers.base import WireDecoder
-from toolwire.providers.jsonstream import JsonObjectSplitter
+from toolwire.providers.base import SSEWireDecoder, WireDecoder
+from toolwire.providers.jsonstream import DONE, JsonObjectSplitter
 from toolwire.providers.openai_chat import OpenAIChatDecoder
 from toolwire.providers.openai_responses import OpenAIResponsesDecoder
+from toolwire.sse import SSEMessage
 
 
 def json_wire(value: dict[str, Any]) -> str | None:
@@ -116,7 +117,7 @@ class WholeBody(WireDecoder):
         stream events, a common way to keep a stream, or a JSON array of them) through
         the stream decoder, if it holds more than one object. False: it is no such
         input (one body, damaged or cut off, or no JSON)."""
-        splitter = JsonObjectSplitter()
+        splitter = JsonObjectSplitter(done_lines=True)
         objects = splitter.feed(data)
         if len(objects) < 2:
             return False
@@ -131,7 +132,12 @@ class WholeBody(WireDecoder):
         rest = splitter.close()
         for raw, junk in splitter.in_order(objects):
             if junk:
-                self.unexpected_text(raw, f"{self.format_name} messages")
+                if raw != DONE:
+                    self.unexpected_text(raw, f"{self.format_name} messages")
+                elif isinstance(self, SSEWireDecoder):
+                    # the stream's end marker, saved with its messages: read as the
+                    # stream's decoder reads the data line (Chat's end, F1)
+                    self.on_message(SSEMessage(DONE.decode()))
                 continue
             value = values.get(raw)
             if value is None:  # (``load_json`` reports what it cannot read as an object)

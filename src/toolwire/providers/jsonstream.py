@@ -12,6 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+# OpenAI's end marker, a stream's last data line: saved with its messages as a line
+DONE = b"[DONE]"
+# the marker as a line of its own, from its ``[`` (the line's start is checked apart)
+_DONE_LINE = re.compile(rb"\[DONE\][ \t\r]*(?:\n|\Z)")
 _STRUCTURE = re.compile(rb'[{}\[\]"]')
 _IN_STRING = re.compile(rb'["\\]')
 _SPACE = b" \t\r\n,"
@@ -26,11 +30,17 @@ class JsonObjectSplitter:
     the input was split (a run that reaches a piece's end waits for the next piece),
     with how many of the objects ``feed`` returned came before it (the caller reports
     each where it stood, the same in any split).
+
+    ``done_lines``: a line that is OpenAI's end marker ``[DONE]`` alone (a stream's
+    messages saved line by line, the marker too) is no array: it comes out among the
+    junk runs as ``DONE`` itself (no run of junk holds a bracket) for the caller to
+    read as the marker. For input fed whole: a marker cut by a piece's end is none.
     """
 
     __slots__ = (
         "_buf",
         "_depth",
+        "_done_lines",
         "_escape",
         "_in_array",
         "_in_string",
@@ -42,7 +52,8 @@ class JsonObjectSplitter:
         "junk",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, *, done_lines: bool = False) -> None:
+        self._done_lines = done_lines
         self._buf = bytearray()
         self._pos = 0  # next byte to scan
         self._start = -1  # start of the current object, -1 between objects
@@ -117,6 +128,10 @@ class JsonObjectSplitter:
             self._depth = 1
             return pos + 1
         if ch == ord("[") and not self._in_array:
+            if self._done_lines and self._done_line(buf, pos):
+                self._junk_run += DONE
+                self._end_junk()
+                return pos + len(DONE)
             self._in_array = True
             return pos + 1
         if ch == ord("]") and self._in_array:
@@ -130,6 +145,12 @@ class JsonObjectSplitter:
         if stop < end:
             self._end_junk()
         return stop
+
+    @staticmethod
+    def _done_line(buf: bytearray, pos: int) -> bool:
+        """The line from ``pos`` is the marker alone (white space around it)."""
+        start = buf.rfind(b"\n", 0, pos) + 1
+        return not buf[start:pos].strip(b" \t") and _DONE_LINE.match(buf, pos) is not None
 
     def in_order(self, objects: list[bytes]) -> Iterator[tuple[bytes, bool]]:
         """``objects``, what the last ``feed`` returned, with the junk runs (taken) where
