@@ -484,6 +484,17 @@ def test_F7_junk_and_a_cut_off_message_in_saved_messages_are_reported() -> None:
     ]
 
 
+def test_a_json_framed_stream_cut_inside_an_object_is_reported_as_saved_messages_are() -> None:
+    """The one report of input that ended inside a JSON object
+    (``WireDecoder.ended_inside_object``), for a JSON-framed stream too."""
+    cut = b'{"model":"m","mess'
+    result = parse(OLLAMA.splitlines(keepends=True)[0] + cut)[1]
+    assert [(e.message, e.raw) for e in result.errors] == [
+        ("the Ollama stream ended inside a JSON object", cut.decode()),
+        ("the stream ended without a finish reason (connection dropped?)", ""),
+    ]
+
+
 # review 10, on the JSON lines above: any input of several objects is a stream's
 # messages (Azure's first chunk is no chat.completion.chunk); bytes that are not UTF-8
 # are named there and in a body (F29); one Responses event alone is still no body

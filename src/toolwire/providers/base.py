@@ -107,6 +107,15 @@ class WireDecoder(ABC):
         name in the message): reported, never dropped silently."""
         self.sink.error(f"unexpected text between {between}", run.decode("utf-8", "replace"))
 
+    def ended_inside_object(self, rest: bytes, what: str) -> bool:
+        """The input ended inside a JSON object, ``rest`` its bytes (what
+        ``JsonObjectSplitter.close`` gave): reported, with ``what`` as the input's name
+        in the message, where there are any (the answer)."""
+        if not rest.strip():
+            return False
+        self.sink.error(f"the {what} ended inside a JSON object", rest.decode("utf-8", "replace"))
+        return True
+
     def uninterpretable(self, exc: Exception, raw: str) -> None:
         """A message of an unexpected shape: reported, and the stream goes on."""
         self.sink.error(f"could not interpret {self.format_name} message: {exc!r}", raw)
@@ -527,13 +536,7 @@ class JsonStreamDecoder(WireDecoder):
         rest = self._json.close()
         for run, _ in self._json.in_order([]):
             self._junk(run)
-        if rest.strip():
-            self.sink.error(
-                f"the {self.stream_title} stream ended inside a JSON object",
-                rest.decode("utf-8", "replace"),
-            )
-            return False
-        return True
+        return not self.ended_inside_object(rest, f"{self.stream_title} stream")
 
     def _junk(self, run: bytes) -> None:
         self.unexpected_text(run, f"{self.stream_title} {self.chunk_noun}")

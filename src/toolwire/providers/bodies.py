@@ -144,11 +144,7 @@ class WholeBody(WireDecoder):
                 value = self.load_json(raw.decode("utf-8", "replace"))
             if value is not None:
                 self.feed_value(value)
-        if rest.strip():
-            self.sink.error(
-                f"the {self.format_name} messages ended inside a JSON object",
-                rest.decode("utf-8", "replace"),
-            )
+        self.ended_inside_object(rest, f"{self.format_name} messages")
         return True
 
     @abstractmethod
