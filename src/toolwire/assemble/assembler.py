@@ -291,6 +291,27 @@ class CallAssembler:
             message, raw = self._unmarked(message), self._unmarked(raw)
         self.events.append(StreamError(message, raw))
 
+    def message_lost(self, message: str, raw: str = "") -> None:
+        """A wire message that could not be read (or taken) at all: reported as
+        ``error`` reports, and every call still open when it came can no longer be
+        called whole, as the message may have held some of its arguments (G3: a
+        call that lost its only argument text is never a silent ``{}``)."""
+        self.error(message, raw)
+        for slot in self._slots:
+            if not slot.closed:
+                slot.errors.append(
+                    "a message of the stream could not be read while this call was "
+                    "open: its arguments may be incomplete"
+                )
+
+    def fragment_lost(self, index: int | None, why: str) -> None:
+        """A fragment for the call at ``index`` (None: the call open last) that the
+        decoder could not take (argument text that was not text): the call, if still
+        open, is never called whole; the decoder reports the fragment itself."""
+        slot = self._open if index is None else self._by_index.get(index)
+        if slot is not None and not slot.closed:
+            slot.errors.append(why)
+
     def set_usage(self, usage: Usage) -> None:
         self._usage = usage
 

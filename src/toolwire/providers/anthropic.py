@@ -183,7 +183,11 @@ class AnthropicDecoder(SSEWireDecoder):
         value = delta.get(key)
         learning = self.learning
         if type(value) is not str:
-            value = self.string_field(delta, key, "delta", raw)  # "", reported if not null
+            # "", reported if not null (and argument text not read: its call is marked)
+            if role is ARGUMENTS:
+                value = self.argument_text(delta, key, "delta", raw, index)
+            else:
+                value = self.string_field(delta, key, "delta", raw)
         elif learning[role]:
             learning[role] -= 1
         elif not self.repaired:

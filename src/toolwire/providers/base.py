@@ -118,7 +118,7 @@ class WireDecoder(ABC):
 
     def uninterpretable(self, exc: Exception, raw: str) -> None:
         """A message of an unexpected shape: reported, and the stream goes on."""
-        self.sink.error(f"could not interpret {self.format_name} message: {exc!r}", raw)
+        self.sink.message_lost(f"could not interpret {self.format_name} message: {exc!r}", raw)
 
     @abstractmethod
     def close(self) -> None:
@@ -183,7 +183,9 @@ class WireDecoder(ABC):
                     data,
                 )
             return result.value
-        self.sink.error(f"unreadable {self.format_name} {what}: {result.error or 'cut off'}", data)
+        self.sink.message_lost(
+            f"unreadable {self.format_name} {what}: {result.error or 'cut off'}", data
+        )
         return None
 
     def string_field(self, container: dict[str, Any], key: str, path: str, raw: Raw) -> str:
@@ -195,6 +197,23 @@ class WireDecoder(ABC):
             return value
         if value is not None:
             self.wrong_type(f"{path}.{key}" if path else key, value, "a string", raw)
+        return ""
+
+    def argument_text(
+        self, container: dict[str, Any], key: str, path: str, raw: Raw, index: int | None
+    ) -> str:
+        """``string_field`` for a field that holds argument text of the call at
+        ``index``: a value of another type is reported, and that call, whose text was
+        not read, is never called whole (G3: never a silent ``{}``)."""
+        value = container.get(key)
+        if type(value) is str:
+            return value
+        if value is not None:
+            self.wrong_type(f"{path}.{key}" if path else key, value, "a string", raw)
+            self.sink.fragment_lost(
+                index,
+                f"a fragment of its arguments was {json_type(value)}, not text: it was not read",
+            )
         return ""
 
     def wrong_type(self, field: str, value: object, expected: str, raw: Raw) -> None:

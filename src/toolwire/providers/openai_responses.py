@@ -41,14 +41,14 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         try:
             self.on_event(str(kind), event, message.data)
         except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
-            self.sink.error(f"unreadable {kind} event: {exc}", message.data)
+            self.sink.message_lost(f"unreadable {kind} event: {exc}", message.data)
 
     def on_value(self, value: dict[str, Any]) -> None:
         kind = value.get("type")
         try:
             self.on_event(str(kind), value, "")
         except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
-            self.sink.error(f"unreadable {kind} event: {exc}", "")
+            self.sink.message_lost(f"unreadable {kind} event: {exc}", "")
 
     def _index(self, event: dict[str, Any]) -> int | None:
         index = event.get("output_index")
@@ -69,12 +69,12 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
             index = self._index(event)
             if index in self._calls:
                 self._calls[index] = True
-                sink.tool(index, None, None, self.string_field(event, "delta", "", raw))
+                sink.tool(index, None, None, self.argument_text(event, "delta", "", raw, index))
         elif kind == "response.function_call_arguments.done":
             index = self._index(event)
             if index in self._calls and not self._calls[index]:
                 self._calls[index] = True
-                sink.tool(index, None, None, self.string_field(event, "arguments", "", raw))
+                sink.tool(index, None, None, self.argument_text(event, "arguments", "", raw, index))
         elif kind == "response.output_item.added":
             self.on_item(event, raw, done=False)
         elif kind == "response.output_item.done":
@@ -98,12 +98,12 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         itype = item.get("type")
         if itype in _CALL_ITEMS:
             call_id = item.get("call_id") or item_id
-            arguments = self.string_field(item, "arguments", "item", raw)
             if not done or index not in self._calls:
                 self._calls.setdefault(index, False)
                 sink.tool(
                     index, call_id if isinstance(call_id, str) else None, item.get("name"), None
                 )
+            arguments = self.argument_text(item, "arguments", "item", raw, index)
             if arguments and not self._calls[index]:
                 self._calls[index] = True
                 sink.tool(index, None, None, arguments)
