@@ -301,7 +301,6 @@ class TextScanner:
         self.sink = sink
         self._tool_specs = tuple(tools)  # the mapping ``tools`` is built on first use
         self.calls_in_reasoning = calls_in_reasoning
-        self._start_in_reasoning = start_in_reasoning
         self._next_index = 0
         self._open_calls: set[int] = set()
         self._buf = ""
