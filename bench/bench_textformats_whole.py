@@ -46,9 +46,9 @@ parser, so each follows each other one in turn (in the rows' fixed order toolwir
 always follows agent-tool-parser, whose freed small blocks glibc merges
 (``malloc_consolidate``) on the next parse's first ``malloc`` of 1 KB or more: sre's
 stack, orjson's buffer; sglang's HermesDetector follows its sibling Qwen25Detector,
-whose code it shares). ``after``: each parser right after
-each parser's parse; ``after own``: after its own, with page faults and blocks left.
-With ``--instructions``, callgrind's cache model of a cold parse too.
+whose code it shares). ``after``: each parser right after each parser's parse; ``after
+own``: after its own, with page faults and blocks left. With ``--instructions``,
+callgrind's cache model of a cold parse too.
 """
 
 from __future__ import annotations
