@@ -36,6 +36,19 @@ counting, so objects a parser leaves in reference cycles are freed uncounted: th
 
 ``--sizes 2K``: only the 2 KB rows, timed and counted (a few seconds; the flatness lines
 need 16K and 4M).
+
+``--cold-detail`` (2 KB): diagnostics of the ``one feed`` rows, which it leaves as they
+are. ``specialized``: the same order again after ``SPECIALIZE`` more parses of each
+parser (the rows warm up with one parse; CPython 3.11 specializes a function's code on
+its 8th call, so the rows time each parser's 2nd to 8th parse, before the functions a
+parse runs once are specialized). ``rotated``: round ``i`` starts at the ``i``-th
+parser, so each follows each other one in turn (in the rows' fixed order toolwire
+always follows agent-tool-parser, whose freed small blocks glibc merges
+(``malloc_consolidate``) on the next parse's first ``malloc`` of 1 KB or more: sre's
+stack, orjson's buffer; sglang's HermesDetector follows its sibling Qwen25Detector,
+whose code it shares). ``after``: each parser right after each parser's parse; ``after
+own``: after its own, with page faults and blocks left. With ``--instructions``,
+callgrind's cache model of a cold parse too.
 """
 
 from __future__ import annotations
@@ -308,8 +321,23 @@ def after_each(runs: dict[str, Run], text: str, rounds: int) -> None:
         print(f"{'2K':4} {'after':12} {name:18} {cells}", flush=True)
 
 
+# untimed parses after which every function a parse runs once is specialized: CPython
+# 3.11 quickens a function on its 8th call. The ``one feed`` rows warm up with one
+# parse, so their rounds time each parser's 2nd to 8th parse, before that.
+SPECIALIZE = 10
+
+
 def cold_detail(runs: dict[str, Run], text: str, rounds: int) -> None:
     """``--cold-detail``: what a cold 2 KB parse costs besides instructions."""
+    # the ``one feed`` order again, every function specialized; then with the order
+    # rotated each round (each parser after each other one in turn; whole turns)
+    turns = -(-rounds // len(runs)) * len(runs)
+    for mode, figures in (
+        ("specialized", alternate(runs, text, rounds, warm_up=SPECIALIZE)),
+        ("rotated", alternate(runs, text, turns, rotate=True)),
+    ):
+        for name, (t, ratio, _, _) in figures.items():
+            print(f"{'2K':4} {mode:12} {name:18} {fmt_s(t)} {'':8} {ratio:7.2f}", flush=True)
     after_each(runs, text, rounds)
     after_own = alternate(runs, text, rounds, timed_after_own)
     counts: dict[str, list[tuple[int, int]]] = {name: [] for name in runs}
@@ -331,21 +359,31 @@ def alternate(
     text: str,
     rounds: int,
     timer: Callable[[Run, str], tuple[float, int]] = timed,
+    *,
+    warm_up: int = 1,
+    rotate: bool = False,
 ) -> dict[str, tuple[float, float, int, bool]]:
     """Per run: median seconds, median ratio to the first run (``toolwire``), calls
     found, and whether it ran out of budget (then the time is a lower bound, scaled up
-    to the whole text)."""
+    to the whole text). ``warm_up``: untimed parses of each run first; ``rotate``
+    (``--cold-detail``): round ``i`` starts at the ``i``-th run, so that each run
+    follows each other one in turn (else the order is fixed: the first run always
+    follows the last one)."""
     times: dict[str, list[float]] = {k: [] for k in runs}
     ratios: dict[str, list[float]] = {k: [] for k in runs}
     found: dict[str, int] = {}
     bounded: set[str] = set()
     first = next(iter(runs))
     for run in runs.values():  # warm up: first-use imports, compiled patterns, caches
-        with contextlib.suppress(Bound):
-            timed(run, text[: 4 * KB])
-    for _ in range(rounds):
-        base = 0.0
-        for name, run in runs.items():
+        for _ in range(warm_up):
+            with contextlib.suppress(Bound):
+                timed(run, text[: 4 * KB])
+    names = list(runs)
+    for i in range(rounds):
+        order = names[i % len(names) :] + names[: i % len(names)] if rotate else names
+        took: dict[str, float] = {}
+        for name in order:
+            run = runs[name]
             if name in bounded:
                 continue
             try:
@@ -353,9 +391,12 @@ def alternate(
             except Bound as b:
                 t, found[name] = b.elapsed * b.total / max(b.done, 1), -1
                 bounded.add(name)
-            base = t if name == first else base
             times[name].append(t)
-            ratios[name].append(t / base)
+            took[name] = t
+        base = took.get(first, 0.0)
+        for name, t in took.items():
+            if base:
+                ratios[name].append(t / base)
     return {
         k: (
             statistics.median(times[k]),

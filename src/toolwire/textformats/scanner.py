@@ -188,10 +188,13 @@ def shared_markers(*markers: str) -> Markers:
 
 
 # the loose openers, the markers in text, those in reasoning, and for ``_whole_text``
-# the markers it reads itself, the length of the longest start marker and the start
-# markers' first characters
+# the markers it reads itself, the length of the longest start marker, the start
+# markers' first characters and their prefixes (the whole markers too)
 _FamilyMarkers = tuple[
-    frozenset[str], Markers | None, Markers | None, tuple[frozenset[str], int, frozenset[str]]
+    frozenset[str],
+    Markers | None,
+    Markers | None,
+    tuple[frozenset[str], int, frozenset[str], frozenset[str]],
 ]
 # A family's markers (they depend on its class attributes, on whether tools are
 # declared and on ``calls_in_reasoning`` only; see ``_markers_of``), worked out once:
@@ -216,7 +219,9 @@ def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool
     extendable = text.extendable if text is not None else frozenset()
     whole = frozenset({*family.START, *family.STRAY}.difference(extendable, think))
     longest = max((len(m) for m in family.START), default=0)
-    return loose, text, reason, (whole, longest, frozenset(m[0] for m in family.START))
+    firsts = frozenset(m[0] for m in family.START)
+    prefixes = frozenset(m[:i] for m in family.START for i in range(1, len(m) + 1))
+    return loose, text, reason, (whole, longest, firsts, prefixes)
 
 
 class MarkupCall:
@@ -301,7 +306,6 @@ class TextScanner:
         self.sink = sink
         self._tool_specs = tuple(tools)  # the mapping ``tools`` is built on first use
         self.calls_in_reasoning = calls_in_reasoning
-        self._start_in_reasoning = start_in_reasoning
         self._next_index = 0
         self._open_calls: set[int] = set()
         self._buf = ""
@@ -602,7 +606,7 @@ class TextScanner:
         buf, markers, starts = self._buf, self._text_markers, self.START
         assert markers is not None
         search = markers.search_near
-        taken, longest, firsts = self._whole_read
+        taken, longest, firsts, prefixes = self._whole_read
         sink = self.sink
         pos = self._pos
         while True:
@@ -643,12 +647,11 @@ class TextScanner:
                     self.whole_call(name, arguments, loaded=loaded)
             # ``_after_call``'s ``expect``, where no start marker can still be on its
             # way: the text after the whitespace is long enough, or is no start of one
-            # (Llama's ``<|eom_id|>`` at the end)
+            # (Llama's ``<|eom_id|>`` at the end). A set lookup, not ``any`` over the
+            # markers: a generator is one more function a parse runs cold.
             pos = self._pos
             i = _SPACES.match(buf, pos).end()  # type: ignore[union-attr]
-            if len(buf) - i < longest and (
-                i == len(buf) or any(s.startswith(buf[i:]) for s in starts)
-            ):
+            if len(buf) - i < longest and (i == len(buf) or buf[i:] in prefixes):
                 return True
             # (the first character first: after a call, prose is the usual text, and
             # ``startswith`` would be one more C function run cold, see ``_FAMILY_MARKERS``)
