@@ -16,7 +16,7 @@ from toolwire.events import ArgumentsDelta, Event, ReasoningDelta, StreamResult,
 from toolwire.parser import StreamParser
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder
-from toolwire.providers.envelope import Envelope, Role, learn_envelope
+from toolwire.providers.envelope import Envelope, Role, learn_envelope, padded_token
 from toolwire.providers.openai_chat import OpenAIChatDecoder
 
 
@@ -421,6 +421,48 @@ def test_a_padded_envelope_reads_blocks_padded_otherwise() -> None:
     assert envelope.read(block[:-2] + b" }}") is None  # spaces elsewhere: other bytes
     assert envelope.read(block[:-1] + b"  ") is None  # no last brace
     assert envelope.read(envelope.prefix + b"  }") is None  # the ends overlap
+
+
+def stripped_token(block: bytes, start: int, core: bytes) -> bytes:
+    """``padded_token`` as it was first written: the spaces and the last brace stripped
+    off the end, then the core looked for where the closing quote must be."""
+    end = block.rstrip(b" \t")
+    if end[-1:] != b"}":
+        return b""
+    end = end[:-1].rstrip(b" \t")
+    quote = len(end) - len(core)
+    if not core or quote <= start or not end.endswith(core):
+        return b""
+    return block[start : quote + 1]
+
+
+# what may follow a delta string: a suffix as the envelopes keep one, then bytes that
+# make the end padded, spaced elsewhere, cut, doubled or not an end at all
+PAD_BYTES = st.lists(st.sampled_from([b" ", b"\t", b"}", b'"', b"]", b"x", b"\n"]), max_size=6)
+SUFFIXES = st.sampled_from([b'"}}', b'"}', b'"}]}', b'","index":0}', b'"}  ', b'" }}', b'"', b'"]'])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"a", b'"', b"}", b" ", b"\t", b"\\", b'"}', b"]"]), max_size=6),
+    SUFFIXES,
+    PAD_BYTES,
+    PAD_BYTES,
+    st.booleans(),
+)
+@example([b"Os"], b'"}}', [b" ", b" "], [], True)
+@example([], b'"}}', [], [b" "], False)
+def test_padded_token_finds_what_stripping_finds(
+    body: list[bytes], suffix: bytes, between: list[bytes], after: list[bytes], brace: bool
+) -> None:
+    """One search (``padded_token``) finds the string token where stripping the end
+    finds it, or nothing where that finds nothing, for the cores envelopes keep."""
+    prefix = b'data: {"delta":{"text":"'
+    core = Envelope(prefix, suffix, Role.TEXT, -1).core
+    tail = b"".join(between) + (b"}" if brace else b"") + b"".join(after)
+    for block in (prefix + b"".join(body) + core + tail, prefix + b"".join(body) + tail):
+        start = len(prefix) - 1
+        assert padded_token(block, start, core) == stripped_token(block, start, core)
 
 
 @settings(max_examples=200, deadline=None)
