@@ -26,7 +26,7 @@ from weather import WEATHER_CITY_OPTIONAL as WEATHER
 from toolwire.assemble import CallAssembler
 from toolwire.events import Event, Usage
 from toolwire.parser import StreamParser
-from toolwire.providers import detect_format
+from toolwire.providers import base, detect_format
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import token_count
 from toolwire.providers.openai_chat import openai_usage
@@ -55,6 +55,15 @@ EMPTY_TEXT_AS_SENT = (
     b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
     b'"content_block":{"type":"text","text":""}}'
 )
+# the first message as the API sends it, padded or not (a padded one has the padded
+# terminal and idle blocks taken by their heads: ``padded_heads``)
+START_AS_SENT = b'event: message_start\ndata: {"type":"message_start","message":{}}'
+STARTS = st.sampled_from([START, START_AS_SENT, START_AS_SENT[:-1] + b"    }"])
+
+
+def padded(block: bytes, before: bytes, after: bytes = b"") -> bytes:
+    """``block`` with ``before`` in front of its last brace and ``after`` behind it."""
+    return block[:-1] + before + b"}" + after
 
 
 # messages of every shape the decoder meets: the common ones, odd ones (wrong types,
@@ -137,6 +146,18 @@ MESSAGES = st.sampled_from(
         STOP,
         STOP_AS_SENT,
         STOP_AS_SENT.replace(b'"}', b'" }'),  # padded, as the API pads some
+        # the terminal and idle blocks padded (as the API pads them), and near misses
+        *(
+            padded(b, pad, after)
+            for b in (STOP_AS_SENT, EMPTY_TEXT_AS_SENT)
+            for pad, after in ((b"  ", b""), (b" \t ", b"  "), (b"", b"\t"), (b" ", b"\n"))
+        ),
+        padded(STOP_AS_SENT, b" }"),  # a brace too many
+        padded(STOP_AS_SENT, b" x"),
+        padded(EMPTY_TEXT_AS_SENT[:-1], b" ", b" }"),  # spaces between the two braces
+        padded(EMPTY_TEXT_AS_SENT.replace(b'""', b'"Hi"'), b"   "),
+        padded(EMPTY_TEXT_AS_SENT.replace(b'"index":0', b'"index":1'), b"   "),
+        padded(message({"type": "content_block_stop", "index": 0}, ""), b"  "),
     ]
 )
 
@@ -155,6 +176,7 @@ def general_path() -> Iterator[None]:
         mock.patch.object(AnthropicDecoder, "reads_json", False),
         mock.patch.object(AnthropicDecoder, "end_block", None),
         mock.patch.object(AnthropicDecoder, "idle_blocks", ()),
+        mock.patch.object(AnthropicDecoder, "padded_heads", (b"", b"")),
     ):
         yield
 
@@ -169,17 +191,29 @@ def parse(data: bytes, cuts: list[int], fmt: str) -> tuple[list[Event], StreamPa
 
 @settings(max_examples=400, deadline=None)
 @given(
+    STARTS,
     st.lists(MESSAGES, max_size=14),
     st.lists(st.integers(0, 3000), max_size=8),
     st.sampled_from(["\n", "\r\n", "\r"]),
     st.booleans(),
 )
-@example([], [], "\n", False)
-@example([message({"type": ""}, "message_stop")], [], "\n", False)
+@example(START, [], [], "\n", False)
+@example(START, [message({"type": ""}, "message_stop")], [], "\n", False)
+@example(
+    padded(START_AS_SENT, b" "),
+    [padded(EMPTY_TEXT_AS_SENT, b"  "), padded(STOP_AS_SENT, b" \t", b" ")],
+    [],
+    "\n",
+    False,
+)
 def test_the_common_block_reads_as_the_general_path_reads(
-    messages: list[bytes], cuts: list[int], eol: str, blank_at_end: bool
+    start: bytes,
+    messages: list[bytes],
+    cuts: list[int],
+    eol: str,
+    blank_at_end: bool,
 ) -> None:
-    blocks = [START, *messages]
+    blocks = [start, *messages]
     data = b"\n\n".join(blocks) + (b"\n\n" if blank_at_end else b"")
     if eol != "\n":
         data = data.replace(b"\n", eol.encode())
@@ -187,6 +221,28 @@ def test_the_common_block_reads_as_the_general_path_reads(
     with general_path():
         general, _ = parse(data, cuts, "anthropic")
     assert fast == general
+
+
+def test_a_padded_stream_takes_its_padded_terminal_and_idle_blocks_by_their_bytes() -> None:
+    """The API's padded first message says the stream pads: its empty text block's
+    start and its terminal message, padded, are taken by a compare, not read."""
+    read: list[bytes] = []
+    real = base._common_block
+
+    def common_block(block: bytes) -> Any:
+        read.append(block)
+        return real(block)
+
+    start = padded(START_AS_SENT, b"  ")
+    blocks = [start, padded(EMPTY_TEXT_AS_SENT, b"   "), padded(STOP_AS_SENT, b" ")]
+    with mock.patch.object(base, "_common_block", common_block):
+        parser = StreamParser("anthropic")
+        events = parser.feed(b"\n\n".join(blocks)) + parser.close()
+    assert read == [start]
+    decoder = parser._decoder
+    assert isinstance(decoder, AnthropicDecoder) and decoder._pads and decoder.finished
+    with general_path():
+        assert parse(b"\n\n".join(blocks), [], "anthropic")[0] == events
 
 
 def openai_chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:

@@ -132,6 +132,9 @@ class AnthropicDecoder(SSEWireDecoder):
         b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
         b'"content_block":{"type":"text","text":""}}',
     )
+    # the API pads its messages (all but the ping, in the cut-off capture): the two
+    # above, padded, are taken by their heads once the stream's first message is padded
+    padded_heads = (end_block[:-1], idle_blocks[1][:-1])
 
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
         kind = value.get("type")
@@ -250,11 +253,14 @@ class AnthropicDecoder(SSEWireDecoder):
             self.sink.close_call(index=index, wait_for_finish=True)
 
     def _message_start(self, event: dict[str, Any], raw: Raw) -> None:
-        if self._known_form and (type(raw) is str or raw[:23] != b'{"type":"message_start"'):
-            # not the API's compact JSON (a proxy's spaced JSON; a message the slow
-            # way reads, whose text is a str): the known envelopes would only miss
-            self._known_form = False
-            self._envelope = None
+        if self._known_form:
+            if type(raw) is str or raw[:23] != b'{"type":"message_start"':
+                # not the API's compact JSON (a proxy's spaced JSON; a message the slow
+                # way reads, whose text is a str): the known envelopes would only miss
+                self._known_form = False
+                self._envelope = None
+            elif raw[-2] == 32:  # a space before its last brace (read, it is an object)
+                self._pads = True  # the API pads its messages: the others are too
         usage = (event.get("message") or {}).get("usage")
         if isinstance(usage, dict):
             self._counts = merged_counts(usage, self._counts)
