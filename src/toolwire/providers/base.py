@@ -365,20 +365,22 @@ class SSEWireDecoder(WireDecoder):
             if end_block is not None and block == end_block:
                 self.finished = True  # what ``on_message`` makes of it, at a compare's cost
                 continue
-            if idle_blocks is not None and block in idle_blocks:
-                continue  # what ``on_message`` makes of it: nothing
-            if self._pads:
-                # the end block, or the idle one, padded before its last brace as the
-                # stream pads its messages: what the compares above make of it (reading
-                # them cost the Anthropic cut-off capture ~19 K instructions, callgrind)
-                end_head, idle_head = self.padded_heads
-                rest = block.removeprefix(end_head)
-                if rest is not block and rest.strip(b" \t") == b"}":
-                    self.finished = True
-                    continue
-                rest = block.removeprefix(idle_head)
-                if rest is not block and rest.strip(b" \t") == b"}":
-                    continue
+            if idle_blocks is not None:
+                if block in idle_blocks:
+                    continue  # what ``on_message`` makes of it: nothing
+                if self._pads:
+                    # the end block, or the idle one, padded before its last brace as the
+                    # stream pads its messages: what the compares above make of it
+                    # (reading them cost the Anthropic cut-off capture ~19 K
+                    # instructions, callgrind)
+                    end_head, idle_head = self.padded_heads
+                    rest = block.removeprefix(end_head)
+                    if rest is not block and rest.strip(b" \t") == b"}":
+                        self.finished = True
+                        continue
+                    rest = block.removeprefix(idle_head)
+                    if rest is not block and rest.strip(b" \t") == b"}":
+                        continue
             if head is None:  # the stream's first message: its head, if it has one
                 pattern = self.head_pattern
                 found = pattern.match(block) if pattern is not None else None
@@ -519,10 +521,10 @@ class SSEWireDecoder(WireDecoder):
     # blocks that mean nothing, if the wire sends any (Anthropic's ping)
     idle_blocks: ClassVar[tuple[bytes, ...]] = ()
     # A server that pads each message with spaces before its last brace (Anthropic's
-    # API, against guessing the text from message sizes): ``end_block`` and one of the
-    # ``idle_blocks``, each without its last brace. A block that is one of them, but
-    # for spaces and tabs before and after that brace, is taken as they are, once the
-    # decoder has found the stream pads (sets ``_pads``).
+    # API): ``end_block`` and one of the ``idle_blocks`` (a decoder must have some),
+    # each without its last brace. A block that is one of them, but for spaces and
+    # tabs before and after that brace, is taken as they are, once the decoder has
+    # found the stream pads (sets ``_pads``).
     padded_heads: ClassVar[tuple[bytes, bytes]] = (b"", b"")
 
     def on_rest(self, block: bytes, rest: bytes) -> bool:
