@@ -251,6 +251,7 @@ class SSEWireDecoder(WireDecoder):
     _hits = 0  # blocks read by their envelope
     _learned = 0  # envelopes learned
     _parsed = False  # fed parsed messages: no block to learn an envelope from
+    _pads = False  # the decoder found the stream pads its messages (``padded_heads``)
 
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         # ``WireDecoder.__init__``'s two lines, written out: the ``super()`` call cost a
@@ -271,7 +272,6 @@ class SSEWireDecoder(WireDecoder):
         # learning that role's envelope: a decoder counts them down, and calls ``learn``
         # only once its role's count is 0
         self.learning = [self.learn_after] * _ROLES
-        self._pads = False  # (on the stream: ``_blocks`` reads it for most blocks)
 
     def feed(self, data: bytes | str) -> None:
         blocks = self._sse.feed_blocks(data)
