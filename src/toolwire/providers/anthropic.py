@@ -262,7 +262,7 @@ class AnthropicDecoder(SSEWireDecoder):
             else:
                 # a space before its last brace (read, it is an object): the API pads
                 # its messages, and the others are padded too. (Set either way: read
-                # on the stream, not its class, ``_blocks`` takes ~250 instructions
+                # on the stream, not its class, ``_blocks`` takes ~200 instructions
                 # less a block, callgrind.)
                 self._pads = raw[-2] == 32
         usage = (event.get("message") or {}).get("usage")
