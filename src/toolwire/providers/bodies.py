@@ -16,7 +16,6 @@ or the first chunk of a JSON-framed stream (Gemini's array, Ollama's lines).
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -118,17 +117,8 @@ class WholeBody(WireDecoder):
         stream events, a common way to keep a stream, or a JSON array of them) through
         the stream decoder, if it holds more than one object. False: it is no such
         input (one body, damaged or cut off, or no JSON)."""
-        lines = _json_lines(data)
-        rest = b""
-        if lines is not None:
-            # one message a line: a damaged line is one unreadable message, and the
-            # lines after it are read as they were saved (the splitter would take
-            # them into the damaged object until its braces balance)
-            objects = [line for line in lines if line != DONE]
-            ordered: Iterable[tuple[bytes, bool]] = [(line, line == DONE) for line in lines]
-        else:
-            splitter = JsonObjectSplitter(done_lines=True)
-            objects = splitter.feed(data)
+        splitter = JsonObjectSplitter(done_lines=True)
+        objects = splitter.feed(data)
         if len(objects) < 2:
             return False
         values: dict[bytes, Any] = {}  # (each object read once)
@@ -139,10 +129,8 @@ class WholeBody(WireDecoder):
                 continue  # (read leniently below, its repairs reported)
             if isinstance(value, dict) and _whole_body(value):
                 return False  # several whole answers: never merged into one
-        if lines is None:
-            rest = splitter.close()
-            ordered = splitter.in_order(objects)
-        for raw, junk in ordered:
+        rest = splitter.close()
+        for raw, junk in splitter.in_order(objects):
             if junk:
                 if raw != DONE:
                     self.unexpected_text(raw, f"{self.format_name} messages")
@@ -167,16 +155,6 @@ class WholeBody(WireDecoder):
         detail = error.get("message", error) if isinstance(error, dict) else error
         self.sink.error(f"the upstream sent an error: {detail}", raw)
         self.sink.set_finish_reason("error")
-
-
-def _json_lines(data: bytes) -> list[bytes] | None:
-    """``data``'s non-blank lines, when each holds a JSON object (starts with ``{``)
-    or is the end marker ``[DONE]``: JSON lines. None for anything else (a JSON
-    array of messages, objects written over several lines)."""
-    lines = [line for line in (line.strip() for line in data.split(b"\n")) if line]
-    if all(line[:1] == b"{" or line == DONE for line in lines):
-        return lines
-    return None
 
 
 def _as_delta(message: dict[str, Any]) -> dict[str, Any]:
