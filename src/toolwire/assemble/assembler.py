@@ -11,9 +11,9 @@ F20), or, without index, to the most recent open slot (F4), unless it names anot
 tool or, with a name, opens a second value after a whole one (F3, F19); a name that
 comes alone after a whole value counts for the next fragment that opens one (the
 name and that text in one fragment or two: the same calls, F15), and white space
-after it waits to go where the text after it goes. Named text in which a value closes
-with more after it is read as fragments cut where each value closes, as it may have
-been sent (F15). Other text with
+after it waits to go where the text after it goes. Named text that goes on after its
+call's value closes is read as two fragments cut there, as it may have been sent
+(F15). Other text with
 neither id nor name is always more of its call, a second value too ({..}{..}, which
 the ladder refuses): the calls never depend on how the text was chunked (F15), and a
 call is never cut at a guessed boundary to make one part runnable. Name and id are set
@@ -409,6 +409,8 @@ class CallAssembler:
         if not isinstance(name, str) or not name:
             name = None
         replaced = False
+        # (the locals here are few: each one costs every call of ``tool``, the fast
+        # paths' too, ~25 instructions each, callgrind)
         marked = ""  # argument text as sent, where it held the marker: to cut it too
         if self.invalid_utf8 is not None:
             id = id and self._unmarked(id)
