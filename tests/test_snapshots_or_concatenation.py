@@ -606,12 +606,6 @@ def test_named_text_that_closes_a_value_and_opens_one_is_two_calls_F15() -> None
             ("c1", {"a": 1}, "complete"),
             (None, {"b": 2}, "complete"),
         ], cut
-    # many values in one delta: a call each, as in a delta each (cut in one pass, F22)
-    values = [json.dumps({"n": n}) for n in range(300)]
-    many = read_three_ways(index_calls([header, named(" ".join(values))]))
-    spaced = [values[0], *(" " + value for value in values[1:])]
-    assert many == read_three_ways(index_calls([header, *map(named, spaced)]))
-    assert [c.arguments for c in many] == [{"n": n} for n in range(300)]
     # text with neither id nor name is still never cut ({..}{..}: one invalid call)
     (call,) = read_three_ways(index_calls([header, named('{"a":1'), args('}{"b":2}')]))
     assert (call.raw_arguments, call.status) == ('{"a":1}{"b":2}', "invalid")

@@ -423,9 +423,9 @@ class CallAssembler:
             raw = raw and self._unmarked(raw)
         if self._holding and raw is None and not delimited:
             arguments, marked = self._take_held(index, arguments, marked)
-        rest = None  # named text cut where values close: the pieces still to come
         while True:  # (once, unless named text is cut where its value closes)
             slot = self._route(index, id, name, arguments, delimited)
+            rest = ""
             if (
                 name is not None
                 and id is None
@@ -434,16 +434,15 @@ class CallAssembler:
                 and raw is None
                 and not (repairs or unreadable or delimited)
             ):
-                # named text that goes on after the call's value closes is cut there, and
-                # wherever a value after it closes: each piece is read as a fragment of
-                # its own with that name, the same calls as from the text so sent (F15)
-                end = self._value_closes(slot, arguments)
-                if end:
-                    pieces = self._cut(arguments, end, marked)
-                    arguments, replaced = pieces.pop()
-                    if rest:  # (never: a piece has no value that closes inside it)
-                        pieces[:0] = rest
-                    rest = pieces
+                # named text that goes on after the call's value closes is cut there and
+                # the rest read as a fragment of its own with that name: the same calls
+                # as from the text in two fragments (F15)
+                rest = self._after_close(slot, arguments)
+                if rest:
+                    arguments = arguments[: len(arguments) - len(rest)]
+                    if marked:  # (the marker is one character, as its replacement)
+                        replaced = self._marked(marked[: len(arguments)])
+                        marked = marked[len(arguments) :]
             if slot.next_name is not None:
                 if not _blank(arguments):
                     slot.next_name = None  # more of this call: no new call starts here now
@@ -490,7 +489,9 @@ class CallAssembler:
                     self.events.append(ArgumentsDelta(slot.number, text))
             if not rest:
                 return
-            arguments, replaced = rest.pop()  # (a piece needs no other field of the fragment)
+            arguments = rest  # (the cut needs none of the fragment's other fields)
+            if marked:
+                replaced = self._marked(marked)
 
     def whole_call(
         self,
@@ -796,11 +797,12 @@ class CallAssembler:
             return False  # a repeat of what came so far (F7), not a new value
         return self._scanned(slot).balanced
 
-    def _value_closes(self, slot: _Slot, text: str) -> int:
-        """Where in named text for ``slot`` the slot's value closes with text after it
-        (0: nowhere). As two fragments cut there, the text after may start another
-        call (F3). A slot whose text may be snapshots (F7) or came as an object (F10) is
-        left to those readings: only a fragment's edge can tell them apart."""
+    def _after_close(self, slot: _Slot, text: str) -> str:
+        """The text after the point in named text for ``slot`` where the slot's value
+        closes ("" if it does not close before the end). As two fragments cut there,
+        the text after may start another call (F3). A slot whose text may be
+        snapshots (F7) or came as an object (F10) is left to those readings: only a
+        fragment's edge can tell them apart."""
         if (
             slot.delimited
             or slot.closed
@@ -809,27 +811,10 @@ class CallAssembler:
             or slot.object_value is not NOT_GIVEN
             or self._is_snapshot(slot, text)
         ):
-            return 0
+            return ""
         # (the scanner takes the text up to the close now: the slot takes it as is)
         end = self._scanned(slot).scan_to_close(text)
-        return end if 0 < end < len(text) else 0
-
-    def _cut(self, text: str, end: int, marked: str) -> list[tuple[str, bool]]:
-        """``text`` cut at ``end``, where its call's value closes, and after it wherever
-        a value closes with text after it (each piece from a top level, as a call's
-        value starts): the pieces, last first, each with whether it held the marker
-        of bytes that were not UTF-8 (``marked``: the text as sent, where it held one;
-        the marker is one character, as its replacement). Cut all at once, so a
-        fragment of many values costs its length (F22)."""
-        scan = JsonScanner(python_strings=True)  # (as ``_scanned``)
-        cuts = [0, end]
-        while 0 < (end := scan.scan_to_close(text, end)) < len(text):
-            cuts.append(end)
-        cuts.append(len(text))
-        return [
-            (text[start:stop], bool(marked) and self._marked(marked[start:stop]))
-            for start, stop in zip(cuts[-2::-1], cuts[:0:-1], strict=True)
-        ]
+        return text[end:] if end > 0 else ""
 
     def _take_held(self, index: int | None, arguments: object, marked: str) -> tuple[Any, str]:
         """Blank text held after a repeated name (``_Slot.held``) comes first in the
