@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
 from toolwire.finish import CallFinisher
-from toolwire.parser import StreamParser
 from toolwire.spec import ToolSpec, load_tool_specs
 
 READ = ToolSpec(
@@ -68,20 +63,6 @@ def test_non_object_arguments_are_invalid() -> None:
 def test_without_declared_tools_names_are_kept_and_not_validated() -> None:
     call = CallFinisher().finish(id=None, name="anything", raw_arguments='{"x": 1}')
     assert (call.name, call.status) == ("anything", "complete")
-
-
-def test_streams_without_tools_share_a_finisher_whose_tools_none_can_add_to() -> None:
-    """Review 11a: every stream without declared tools shares one finisher; its
-    ``tools`` were a dict reachable from any parser, so a tool written into it was
-    declared for every such stream in the process. They are read-only."""
-    first, second = StreamParser("openai-chat"), StreamParser("openai-chat")
-    assert first.assembler.finisher is second.assembler.finisher  # (shared, F23)
-    tools: Any = first.assembler.finisher.tools
-    with pytest.raises(TypeError):
-        tools["f"] = ToolSpec("f", {"type": "object"})
-    assert not second.assembler.finisher.tools
-    assert not CallFinisher().tools
-    assert dict(CallFinisher([ToolSpec("f", {})]).tools) == {"f": ToolSpec("f", {})}
 
 
 def test_name_normalization_is_a_recorded_repair_F18() -> None:

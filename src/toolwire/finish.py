@@ -8,7 +8,6 @@ that changed something is named in ``repairs``; problems a model can act on go i
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
 from typing import Any, Final
 
 import orjson
@@ -137,9 +136,6 @@ def _wrapped(value: dict[str, Any]) -> bool:
     return len(value) == 1 and next(iter(value)) in WRAPPER_KEYS
 
 
-_NONE: Mapping[str, ToolSpec] = MappingProxyType({})  # (no tools declared)
-
-
 class CallFinisher:
     """Turns raw call data into ToolCalls against a set of declared tools.
 
@@ -147,10 +143,7 @@ class CallFinisher:
     """
 
     def __init__(self, tools: Iterable[ToolSpec] = ()) -> None:
-        # read-only: a finisher without tools is shared by every such stream (see
-        # ``toolwire.assemble.assembler``), and a tool written into it would be
-        # declared for all of them
-        self.tools: Mapping[str, ToolSpec] = {t.name: t for t in tools} if tools else _NONE
+        self.tools: dict[str, ToolSpec] = {t.name: t for t in tools} if tools else {}
         self._validators: dict[str, SchemaValidator] = {}
         # each declared tool's ``SchemaValidator.fit_check``, looked up once per tool
         self._fit_checks: dict[str, Callable[[Any], bool]] = {}
