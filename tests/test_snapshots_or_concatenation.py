@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from toolwire.assemble import CallAssembler
-from toolwire.assemble.jsonscan import JsonScanner
 from toolwire.events import ArgumentsDelta, CallFinished, Event, StreamResult, ToolCall
 from toolwire.parser import StreamParser, parse_stream
 from toolwire.replay.recorded import read_cases
@@ -498,15 +497,12 @@ def test_text_after_a_repeated_name_that_opens_no_value_is_more_of_the_call_F8()
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ARGS.map(json.dumps), SPACE, ARGS.map(json.dumps), SPACE, st.data(), st.booleans())
+@given(ARGS.map(json.dumps), ARGS.map(json.dumps), st.data(), st.booleans())
 def test_two_calls_at_one_index_in_any_deltas_F3_F15(
-    first: str, space: str, second: str, end: str, data: st.DataObject, name_alone: bool
+    first: str, second: str, data: st.DataObject, name_alone: bool
 ) -> None:
     """Two calls at index 0, the second without an id, each cut into deltas anywhere,
-    the second's name alone or with its first text: what the whole texts give. The
-    second's text may start with white space, which it keeps however it was cut
-    (review 9 F4: white space alone after the name went to the first call)."""
-    second = space + second + end
+    the second's name alone or with its first text: what the whole texts give."""
     assume(not second.startswith(first))  # else the second may repeat the first (F7)
     pieces = [data.draw(deltas(first)), data.draw(deltas(second))]
     assume(not any(map(repeats_all_so_far, pieces)))
@@ -553,121 +549,3 @@ def test_without_index_the_name_alone_counts_and_a_bare_second_value_does_not_F3
         else:
             (call,) = calls
             assert (call.raw_arguments, call.status) == ('{"a":1}{"b":2}', "invalid")
-
-
-# -- blank text after a repeated name; named text that closes a value and goes on -----
-
-
-def named(text: str) -> dict[str, Any]:
-    return {"function": {"name": "f", "arguments": text}}
-
-
-def test_blank_text_after_a_name_alone_goes_where_the_text_after_it_goes_F15() -> None:
-    """Review 9 F4: after OpenAI's id-less header of a second call, white space alone
-    went to the first call and white space with the ``{`` to the second: the same
-    stream, raw arguments that differed by that white space. It is held until the
-    text after it says which call it is; at the end, the call it came after takes it."""
-    name_alone = {"function": {"name": "f", "arguments": ""}}
-    cuts = [
-        [name_alone, args(' {"b":2}')],
-        [name_alone, args(" "), args('{"b":2}')],
-        [name_alone, args(" "), args("{"), args('"b":2}')],
-        [named(" "), args('{"b":2}')],
-        [{"function": {"name": "f"}}, args(" "), named('{"b":2}')],
-    ]
-    for cut in cuts:
-        calls = read_three_ways(index_calls(FIRST + cut))
-        assert [(c.raw_arguments, c.status) for c in calls] == [
-            ('{"a":1}', "complete"),
-            (' {"b":2}', "complete"),
-        ], cut
-    # white space that no text follows: the first call's, in each cut
-    for tail in ([name_alone, args(" \n")], [name_alone, args(" "), args("\n")], [named(" \n")]):
-        for finish in ("tool_calls", "length"):
-            (call,) = read_three_ways(index_calls(FIRST + tail, finish))
-            assert call.raw_arguments == '{"a":1} \n'
-
-
-def test_named_text_that_closes_a_value_and_opens_one_is_two_calls_F15() -> None:
-    """Review 9 F5: with the name on every chunk and no id, ``}{`` inside one delta
-    gave one invalid call where the same text in two deltas gave two calls. Named
-    text is cut where the call's value closes: two calls either way."""
-    header = {"id": "c1", "function": {"name": "f", "arguments": ""}}
-    cuts = [
-        [named('{"a":1'), named('}{"b":2}')],
-        [named('{"a":1}'), named('{"b":2}')],
-        [named('{"a":1}{'), named('"b":2}')],
-        [named('{"a":1}{"b":2}')],
-        [named('{"a":1} '), named(' {"b":2}')],
-    ]
-    for cut in cuts:
-        calls = read_three_ways(index_calls([header, *cut]))
-        assert [(c.id, c.arguments, c.status) for c in calls] == [
-            ("c1", {"a": 1}, "complete"),
-            (None, {"b": 2}, "complete"),
-        ], cut
-    # text with neither id nor name is still never cut ({..}{..}: one invalid call)
-    (call,) = read_three_ways(index_calls([header, named('{"a":1'), args('}{"b":2}')]))
-    assert (call.raw_arguments, call.status) == ('{"a":1}{"b":2}', "invalid")
-
-
-def repeats_a_call_so_far(text: str, pieces: list[str]) -> bool:
-    """Some fragment repeats all the text of a call so far, the calls being the values
-    of ``text`` (each from where the one before closes): it may be read as a
-    cumulative snapshot (F7). The fragments are the deltas, cut where a value closes;
-    text after a close is offered to the call before it first, with the white space
-    held there (``_Slot.held``)."""
-    starts = [0]
-    scan = JsonScanner()
-    while (end := scan.scan_to_close(text, starts[-1])) > 0:
-        starts.append(end)
-    at = 0
-    for piece in pieces:
-        stop = at + len(piece)
-        for cut in {at, *(s for s in starts if at < s < stop)}:
-            call = max(s for s in starts if s <= cut)
-            if call < cut and text[cut:stop].startswith(text[call:cut]):
-                return True  # more of this call, that repeats it
-            if call and not text[call:cut].strip():
-                before = max(s for s in starts if s < call)
-                if text[call:stop].startswith(text[before:call]):
-                    return True  # a second value that repeats the call before it
-        at = stop
-    return False
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(values_text(), st.data(), st.sampled_from(["tool_calls", "length"]))
-def test_named_text_in_any_deltas_gives_what_one_delta_gives_F15(
-    text: str, data: st.DataObject, finish: str
-) -> None:
-    """Review 9 F4 and F5: argument text with the name on every chunk (no id after
-    the first), values run together and white space anywhere, cut into deltas
-    anywhere (no fragment, in one delta or in these, repeating all of its call so
-    far, F7): the calls, statuses,
-    repairs and raw arguments of the text in one delta, and nothing lost."""
-    pieces = data.draw(deltas(text))
-    assume(not any(repeats_a_call_so_far(text, cut) for cut in (pieces, [text])))
-    header = {"id": "c1", "function": {"name": "f", "arguments": ""}}
-    whole = read_three_ways(index_calls([header, named(text)], finish))
-    cut = read_three_ways(index_calls([header, *map(named, pieces)], finish))
-    assert cut == whole, pieces
-    assert "".join(c.raw_arguments for c in cut) == text
-
-
-def test_named_text_cut_where_its_value_closes_keeps_each_part_s_repair_F29_F15() -> None:
-    """Review 9 F5's cut, with bytes that are not UTF-8 in one of the two values:
-    the call whose text held them is repaired (F29), the other is not, in one delta
-    or two."""
-    for first, second in (('{"a":"XX"}', '{"b":1}'), ('{"a":1}', '{"b":"XX"}')):
-        expected = [
-            (text.replace("XX", "\ufffd"), "repaired", ("invalid_utf8",))
-            if "XX" in text
-            else (text, "complete", ())
-            for text in (first, second)
-        ]
-        for cut in ([first + second], [first, second]):
-            header = {"id": "c1", "function": {"name": "f", "arguments": ""}}
-            wire = sse(index_calls([header, *map(named, cut)])).replace(b"XX", b"\xff")
-            calls = parse_stream(wire, "openai-chat").calls
-            assert [(c.raw_arguments, c.status, c.repairs) for c in calls] == expected, cut

@@ -10,10 +10,7 @@ that slot has none yet; a fragment without id goes to its index's slot (0 is an 
 F20), or, without index, to the most recent open slot (F4), unless it names another
 tool or, with a name, opens a second value after a whole one (F3, F19); a name that
 comes alone after a whole value counts for the next fragment that opens one (the
-name and that text in one fragment or two: the same calls, F15), and white space
-after it waits to go where the text after it goes. Named text that goes on after its
-call's value closes is read as two fragments cut there, as it may have been sent
-(F15). Other text with
+name and that text in one fragment or two: the same calls, F15). Other text with
 neither id nor name is always more of its call, a second value too ({..}{..}, which
 the ladder refuses): the calls never depend on how the text was chunked (F15), and a
 call is never cut at a guessed boundary to make one part runnable. Name and id are set
@@ -120,7 +117,6 @@ class _Slot:
         "delimited",
         "errors",
         "finished",
-        "held",
         "id",
         "index",
         "name",
@@ -148,10 +144,6 @@ class _Slot:
         # call without an id): the next fragment here that opens a second value after a
         # whole one starts a new call of this name, as it would with the name in it (F15)
         self.next_name: str | None = None
-        # blank text that came while ``next_name`` is set: it goes with the text after
-        # it, to whichever call that text goes (a new one if it opens a value), or to
-        # this call when it finishes first: the same in any split of the text (F15)
-        self.held = ""
         self.parts: list[str] = []
         self.size = 0
         # whether the value so far is whole (F3), made once a routing decision needs
@@ -229,9 +221,6 @@ class CallAssembler:
         # called before a finish reason closes open calls: a text extractor in front of
         # a provider decoder flushes first, so its open calls are judged by it (F1)
         self.before_finish: Callable[[], None] | None = None
-        # a slot held blank text once (``_Slot.held``): until then, no fragment has
-        # any to take first, and none is looked for
-        self._holding = False
         self._calls_made = 0
         self._calls_cut = 0  # calls that came out truncated
         # set by a decoder while it reads a message whose bytes that were not UTF-8
@@ -409,89 +398,49 @@ class CallAssembler:
         if not isinstance(name, str) or not name:
             name = None
         replaced = False
-        # (the locals here are few: each one costs every call of ``tool``, the fast
-        # paths' too, ~25 instructions each, callgrind)
-        marked = ""  # argument text as sent, where it held the marker: to cut it too
         if self.invalid_utf8 is not None:
             id = id and self._unmarked(id)
             name = name and self._unmarked(name)
-            if isinstance(arguments, str):
-                marked = arguments
             arguments, replaced = self._unmarked_arguments(arguments)
-            if not replaced:
-                marked = ""
             raw = raw and self._unmarked(raw)
-        if self._holding and raw is None and not delimited:
-            arguments, marked = self._take_held(index, arguments, marked)
-        while True:  # (once, unless named text is cut where its value closes)
-            slot = self._route(index, id, name, arguments, delimited)
-            rest = ""
-            if (
-                name is not None
-                and id is None
-                and isinstance(arguments, str)
-                and ("}" in arguments or "]" in arguments)  # (a value may close in it)
-                and raw is None
-                and not (repairs or unreadable or delimited)
-            ):
-                # named text that goes on after the call's value closes is cut there and
-                # the rest read as a fragment of its own with that name: the same calls
-                # as from the text in two fragments (F15)
-                rest = self._after_close(slot, arguments)
-                if rest:
-                    arguments = arguments[: len(arguments) - len(rest)]
-                    if marked:  # (the marker is one character, as its replacement)
-                        replaced = self._marked(marked[: len(arguments)])
-                        marked = marked[len(arguments) :]
-            if slot.next_name is not None:
-                if not _blank(arguments):
-                    slot.next_name = None  # more of this call: no new call starts here now
-                elif isinstance(arguments, str) and arguments and id is None:
-                    slot.held += arguments  # (see ``_Slot.held``)
-                    self._holding = True
-                    arguments = ""
-            if not snapshots:
-                slot.snapshots = False
-            if delimited:
-                slot.delimited = True
-            if repairs:
-                slot.repairs.extend(repairs)
-            if unreadable:
-                slot.unreadable = unreadable
-            if replaced and "invalid_utf8" not in slot.repairs:
-                slot.repairs.append("invalid_utf8")
-            if name is not None and slot.name != name:
-                if slot.name is None:
-                    slot.name = name
-                else:  # set once (F8): a different name is a conflict, never a merge
-                    slot.errors.append(
-                        f"conflicting names for one call: {slot.name!r} and {name!r}"
-                    )
-            if not slot.started_event and slot.name is not None:
-                slot.started_event = True
-                self.events.append(CallStarted(slot.number, slot.id, slot.name))
-            if arguments is None:
-                if raw is not None:
-                    slot.snapshot = None
-                    slot.restart(raw)
-                return
-            if isinstance(arguments, str):
-                if arguments:  # (a call's first fragment often has none: no call for it)
-                    self._append(slot, arguments)
-            else:
-                # F10: an object instead of a JSON string; it replaces, like a snapshot
+        slot = self._route(index, id, name, arguments, delimited)
+        if slot.next_name is not None and not _blank(arguments):
+            slot.next_name = None  # more of this call: no new call starts here now
+        if not snapshots:
+            slot.snapshots = False
+        if delimited:
+            slot.delimited = True
+        if repairs:
+            slot.repairs.extend(repairs)
+        if unreadable:
+            slot.unreadable = unreadable
+        if replaced and "invalid_utf8" not in slot.repairs:
+            slot.repairs.append("invalid_utf8")
+        if name is not None and slot.name != name:
+            if slot.name is None:
+                slot.name = name
+            else:  # set once (F8): a different name is a conflict, never a merge
+                slot.errors.append(f"conflicting names for one call: {slot.name!r} and {name!r}")
+        if not slot.started_event and slot.name is not None:
+            slot.started_event = True
+            self.events.append(CallStarted(slot.number, slot.id, slot.name))
+        if arguments is None:
+            if raw is not None:
                 slot.snapshot = None
-                slot.object_value = arguments
-                text = dumps(arguments)  # big integers, lone surrogates: orjson refuses them
-                kept = text if raw is None else raw
-                slot.restart(kept)
-                if slot.started_event:
-                    self.events.append(ArgumentsDelta(slot.number, text))
-            if not rest:
-                return
-            arguments = rest  # (the cut needs none of the fragment's other fields)
-            if marked:
-                replaced = self._marked(marked)
+                slot.restart(raw)
+            return
+        if isinstance(arguments, str):
+            if arguments:  # (a call's first fragment often has none: no call for it)
+                self._append(slot, arguments)
+        else:
+            # F10: an object instead of a JSON string; it replaces, like a snapshot
+            slot.snapshot = None
+            slot.object_value = arguments
+            text = dumps(arguments)  # big integers, lone surrogates: orjson refuses them
+            kept = text if raw is None else raw
+            slot.restart(kept)
+            if slot.started_event:
+                self.events.append(ArgumentsDelta(slot.number, text))
 
     def whole_call(
         self,
@@ -624,8 +573,6 @@ class CallAssembler:
         if slot is None and index is not None:
             slot = self._by_index.get(index)
         if slot is not None and not slot.closed:
-            if slot.held:
-                self._release(slot)
             slot.closed = True
             if not wait_for_finish:
                 self._finish_slot(slot, truncated=truncated)
@@ -797,47 +744,6 @@ class CallAssembler:
             return False  # a repeat of what came so far (F7), not a new value
         return self._scanned(slot).balanced
 
-    def _after_close(self, slot: _Slot, text: str) -> str:
-        """The text after the point in named text for ``slot`` where the slot's value
-        closes ("" if it does not close before the end). As two fragments cut there,
-        the text after may start another call (F3). A slot whose text may be
-        snapshots (F7) or came as an object (F10) is left to those readings: only a
-        fragment's edge can tell them apart."""
-        if (
-            slot.delimited
-            or slot.closed
-            or slot.cumulative
-            or slot.snapshot is not None
-            or slot.object_value is not NOT_GIVEN
-            or self._is_snapshot(slot, text)
-        ):
-            return ""
-        # (the scanner takes the text up to the close now: the slot takes it as is)
-        end = self._scanned(slot).scan_to_close(text)
-        return text[end:] if end > 0 else ""
-
-    def _take_held(self, index: int | None, arguments: object, marked: str) -> tuple[Any, str]:
-        """Blank text held after a repeated name (``_Slot.held``) comes first in the
-        next fragment that the call at its index (or the open one) takes: that
-        fragment's arguments (and their marked text) with it."""
-        holder = self._by_index.get(index) if index is not None else self._open
-        if holder is None or not holder.held:
-            return arguments, marked
-        if arguments is not None and not isinstance(arguments, str):
-            self._release(holder)  # (an object replaces the text: nothing to come first in)
-            return arguments, marked
-        held, holder.held = holder.held, ""
-        return held + (arguments or ""), held + marked if marked else ""
-
-    def _marked(self, text: str) -> bool:
-        """``text`` holds the marker of bytes that were not UTF-8."""
-        return self.invalid_utf8 is not None and self.invalid_utf8 in text
-
-    def _release(self, slot: _Slot) -> None:
-        """The call takes the blank text it held (``_Slot.held``)."""
-        text, slot.held = slot.held, ""
-        self._append(slot, text)
-
     @staticmethod
     def _is_snapshot(slot: _Slot, text: object) -> bool:
         """``text`` may repeat everything so far (under the snapshot reading, if the
@@ -971,8 +877,6 @@ class CallAssembler:
                 self._finish_slot(slot, truncated=slot is cut)
 
     def _finish_slot(self, slot: _Slot, truncated: bool, loaded: Any = UNREAD) -> None:
-        if slot.held:
-            self._release(slot)  # (a slot closed by ``close_call`` took it there)
         if slot.snapshot is not None:
             self._decide_at_end(slot)
         slot.closed = slot.finished = True
