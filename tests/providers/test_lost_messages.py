@@ -163,3 +163,24 @@ def test_any_cut_of_the_only_argument_chunk_in_any_split(cut: int, split: int) -
     (call,) = result.calls
     assert result.errors, "a cut chunk was read as whole"
     assert call.status != "complete"
+
+
+def test_keep_alive_text_sent_as_data_marks_no_call() -> None:
+    """Text a proxy sends as a data line to keep the connection open (OpenRouter's
+    ": OPENROUTER PROCESSING" passed on as data, "keep-alive", "ping") never began as
+    a message: it is reported, and the call open around it stays whole (review 13)."""
+    for keep_alive in (": OPENROUTER PROCESSING", "keep-alive", "ping"):
+        data = sse(
+            [
+                header(0, "c1"),
+                arguments(0, '{"city":'),
+                keep_alive,
+                arguments(0, '"Paris"}'),
+                chunk({}, "tool_calls"),
+            ]
+        )
+        result = parse_stream(data, format="openai-chat", tools=[WEATHER_CITY_OPTIONAL])
+        assert [(c.status, c.arguments) for c in result.calls] == [
+            ("complete", {"city": "Paris"})
+        ], keep_alive
+        assert len(result.errors) == 1

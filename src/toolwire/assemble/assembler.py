@@ -194,9 +194,9 @@ class _Slot:
 
 
 # The finisher of every stream without declared tools: such a finisher never changes
-# (it builds and caches a validator only for a declared tool, and its ``tools`` are
-# read-only), so streams may share it (F23). One built a stream cost each ~1.5 K
-# instructions (callgrind).
+# (it builds and caches a validator only for a declared tool; its ``tools`` dict is
+# the caller's to read, never to write), so streams may share it (F23). One built a
+# stream cost each ~1.5 K instructions (callgrind).
 _NO_TOOLS = CallFinisher()
 
 

@@ -182,9 +182,12 @@ class WireDecoder(ABC):
                     data,
                 )
             return result.value
-        self.sink.message_lost(
-            f"unreadable {self.format_name} {what}: {result.error or 'cut off'}", data
-        )
+        message = f"unreadable {self.format_name} {what}: {result.error or 'cut off'}"
+        if data.lstrip()[:1] == "{":
+            # it began as a message does: what was lost may have been a call's text
+            self.sink.message_lost(message, data)
+        else:  # text a proxy sends as data to keep the line alive: no message's
+            self.sink.error(message, data)
         return None
 
     def string_field(self, container: dict[str, Any], key: str, path: str, raw: Raw) -> str:
