@@ -25,11 +25,10 @@ plain concatenation that parses is never read as anything else.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
-
-import orjson
 
 from toolwire.assemble.jsonscan import JsonScanner
 from toolwire.assemble.partialjson import PartialJson
@@ -49,7 +48,7 @@ from toolwire.events import (
 )
 from toolwire.finish import NOT_GIVEN, CallFinisher
 from toolwire.invalid_utf8 import REPLACEMENT
-from toolwire.jsontext import dumps, may_become_json, parses_as_json
+from toolwire.jsontext import NotJSONError, dumps, may_become_json, parses_as_json
 from toolwire.repair import partial_value
 from toolwire.repair.strict import UNREAD
 from toolwire.spec import ToolSpec
@@ -642,12 +641,13 @@ class CallAssembler:
         if isinstance(arguments, str):
             return arguments.replace(marker, REPLACEMENT), marker in arguments
         try:
-            text = orjson.dumps(arguments).decode()
-        except TypeError:  # not JSON data: it cannot have come from a marked message
+            text = dumps(arguments)  # (an integer beyond 64 bits: orjson refuses it)
+        except NotJSONError:  # not JSON data: it cannot have come from a marked message
             return arguments, False
         if marker not in text:
             return arguments, False
-        value: dict[str, Any] | list[Any] = orjson.loads(text.replace(marker, REPLACEMENT))
+        # (the standard library's reading: orjson's makes a float of such an integer)
+        value: dict[str, Any] | list[Any] = json.loads(text.replace(marker, REPLACEMENT))
         return value, True
 
     def _new_slot(self, index: int | None, id: str | None, name: str | None = None) -> _Slot:

@@ -228,11 +228,13 @@ class AnthropicDecoder(SSEWireDecoder):
             if index is not None:
                 self._tool_blocks = self._tool_blocks | {index}
             initial = block.get("input")
+            unreadable = ""
+            if isinstance(initial, dict) and initial:  # (a whole message's, F34)
+                initial, unreadable = self.exact_arguments(initial, event, raw)
+            else:
+                initial = None
             self.sink.tool(
-                index,
-                block.get("id"),
-                block.get("name"),
-                initial if isinstance(initial, dict) and initial else None,
+                index, block.get("id"), block.get("name"), initial, unreadable=unreadable
             )
         elif btype == "thinking":
             self.sink.reasoning(self.string_field(block, "thinking", "content_block", raw))

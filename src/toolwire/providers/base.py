@@ -22,6 +22,7 @@ from toolwire.providers.envelope import (
     Role,
     learn_envelope,
 )
+from toolwire.providers.exact import exact_part
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
 from toolwire.sse import SSEDecoder, SSEMessage
@@ -93,6 +94,9 @@ class WireDecoder(ABC):
     # sets its own (a short stream pays for every attribute its decoder sets up)
     finished = False  # the wire's own terminal message was seen
     repaired = False  # the last message ``load_json`` read needed the repair ladder
+    # a body decoder's body, or a saved message, as read and its text, while the
+    # decoder hands its pieces to the stream's methods (see ``exact_arguments``)
+    _whole: tuple[Any, Raw] | None = None
 
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         self.sink = sink
@@ -189,6 +193,16 @@ class WireDecoder(ABC):
         else:  # text a proxy sends as data to keep the line alive: no message's
             self.sink.error(message, data)
         return None
+
+    def exact_arguments(self, arguments: Any, message: Any, raw: Raw) -> tuple[Any, str]:
+        """Arguments sent as an object (F10) in ``message``, read from ``raw``, with
+        any integer beyond 64 bits as sent, and ""; or as read, and why they could not
+        be read exactly (``providers.exact``). While a body decoder reads a body (or
+        a saved message), ``message`` may be made of its pieces: they are found in
+        the ``_whole`` body."""
+        if self._whole is not None:
+            message, raw = self._whole
+        return exact_part(arguments, message, raw)
 
     def string_field(self, container: dict[str, Any], key: str, path: str, raw: Raw) -> str:
         """``container[key]`` when it is a string, "" when it is missing or null. A value
@@ -614,16 +628,21 @@ class JsonStreamDecoder(WireDecoder):
     @abstractmethod
     def on_chunk(self, chunk: dict[str, Any], raw: str) -> None: ...
 
-    def whole_call(self, sent_id: Any, name: Any, args: Any, seed: str) -> str:
-        """One call sent whole, its arguments as a value (None: no arguments). A call
-        without an id gets a stable one from ``seed`` and its position in the stream;
-        the id is returned."""
+    def whole_call(
+        self, sent_id: Any, name: Any, args: Any, seed: str, chunk: Any, raw: str
+    ) -> str:
+        """One call sent whole, its arguments as a value (None: no arguments) in
+        ``chunk``, read from ``raw``. A call without an id gets a stable one from
+        ``seed`` and its position in the stream; the id is returned."""
         call_id = sent_id if isinstance(sent_id, str) and sent_id else None
         if call_id is None:
             call_id = stable_call_id(seed, self._calls)
         self._calls += 1
         if args is None:
             args = {}
+        unreadable = ""
+        if not isinstance(args, str):
+            args, unreadable = self.exact_arguments(args, chunk, raw)
         # ``delimited``: the call is whole, so a later call under the same id (a
         # server that reuses ids) is a call of its own, never appended to this one
         self.sink.tool(
@@ -632,6 +651,7 @@ class JsonStreamDecoder(WireDecoder):
             name if isinstance(name, str) else None,
             args if isinstance(args, dict | list | str) else dumps(args),
             delimited=True,
+            unreadable=unreadable,
         )
         self.sink.close_call(id=call_id)
         return call_id

@@ -103,6 +103,10 @@ class WholeBody(WireDecoder):
         if body is None:
             self.sink.set_finish_reason("error")  # the error event says why
         else:
+            # (the stream's methods get the body's pieces: an object among them is
+            # found in the body, and read again from its text where orjson made a
+            # float of an integer beyond 64 bits, see ``exact_arguments``)
+            self._whole = (body, raw)
             try:
                 self.read_body(body, raw)
             except Exception as exc:  # a body of an unexpected shape: say so, never raise
@@ -110,6 +114,8 @@ class WholeBody(WireDecoder):
                     f"could not interpret {self.format_name} response body: {exc!r}", raw
                 )
                 self.sink.set_finish_reason("error")
+            finally:
+                self._whole = None
         self.finished = True  # the whole body was there: nothing was dropped
 
     def _read_messages(self, data: bytes) -> bool:
@@ -140,10 +146,16 @@ class WholeBody(WireDecoder):
                     self.on_message(SSEMessage(DONE.decode()))
                 continue
             value = values.get(raw)
+            text: bytes | str = raw  # what ``value`` was read from
             if value is None:  # (``load_json`` reports what it cannot read as an object)
-                value = self.load_json(raw.decode("utf-8", "replace"))
+                text = raw.decode("utf-8", "replace")
+                value = self.load_json(text)
             if value is not None:
-                self.feed_value(value)
+                self._whole = (value, text)  # (as for a body, in ``_read``)
+                try:
+                    self.feed_value(value)
+                finally:
+                    self._whole = None
         self.ended_inside_object(rest, f"{self.format_name} messages")
         return True
 

@@ -115,7 +115,7 @@ class GeminiDecoder(JsonStreamDecoder):
                 elif parts is not None:
                     for i, part in enumerate(parts):
                         if isinstance(part, dict):
-                            self.on_part(part, i, raw)
+                            self.on_part(part, i, chunk, raw)
                 value = candidate.get("finishReason")
                 if isinstance(value, str) and value != "FINISH_REASON_UNSPECIFIED":
                     reason = value
@@ -134,7 +134,8 @@ class GeminiDecoder(JsonStreamDecoder):
             sink.set_finish_reason(reason)
             self.finished = True
 
-    def on_part(self, part: dict[str, Any], i: int, raw: str) -> None:
+    def on_part(self, part: dict[str, Any], i: int, chunk: dict[str, Any], raw: str) -> None:
+        """The ``i``-th part of the first candidate of ``chunk`` (read from ``raw``)."""
         text = part.get("text")
         if type(text) is not str:
             text = self.string_field(part, "text", f"candidates[0].content.parts[{i}]", raw)
@@ -146,7 +147,7 @@ class GeminiDecoder(JsonStreamDecoder):
         call = part.get("functionCall")
         call_id = None
         if isinstance(call, dict):
-            call_id = self.on_function_call(call, raw)
+            call_id = self.on_function_call(call, chunk, raw)
         elif call is not None:
             path = f"candidates[0].content.parts[{i}].functionCall"
             self.wrong_type(path, call, "an object", raw)
@@ -156,7 +157,7 @@ class GeminiDecoder(JsonStreamDecoder):
             # on the call the id was just given to, before its CallStarted)
             self.sink.signature("thought_signature", signature, call_id)
 
-    def on_function_call(self, call: dict[str, Any], raw: str) -> str | None:
+    def on_function_call(self, call: dict[str, Any], chunk: dict[str, Any], raw: str) -> str | None:
         sink = self.sink
         if "partialArgs" in call or call.get("willContinue"):
             # Vertex's streamed arguments (jsonPath fragments) are not read yet: say so
@@ -165,6 +166,5 @@ class GeminiDecoder(JsonStreamDecoder):
                 "Gemini streamed function-call arguments (partialArgs) are not supported", raw
             )
             return None
-        return self.whole_call(
-            call.get("id"), call.get("name"), call.get("args"), self._response_id or "gemini"
-        )
+        seed = self._response_id or "gemini"
+        return self.whole_call(call.get("id"), call.get("name"), call.get("args"), seed, chunk, raw)

@@ -43,7 +43,7 @@ class OllamaDecoder(JsonStreamDecoder):
             return
         message = chunk.get("message")
         if isinstance(message, dict):
-            self.on_message(message, raw)
+            self.on_message(message, chunk, raw)
         elif message is not None:
             self.wrong_type("message", message, "an object", raw)
         # /api/generate puts the text at the top level
@@ -60,7 +60,8 @@ class OllamaDecoder(JsonStreamDecoder):
             sink.set_finish_reason(reason if isinstance(reason, str) and reason else "stop")
             self.finished = True
 
-    def on_message(self, message: dict[str, Any], raw: str) -> None:
+    def on_message(self, message: dict[str, Any], chunk: dict[str, Any], raw: str) -> None:
+        """``chunk``'s ``message`` (``chunk`` read from ``raw``)."""
         if "thinking" in message:
             self.sink.reasoning(self.string_field(message, "thinking", "message", raw))
         content = message.get("content")
@@ -82,6 +83,5 @@ class OllamaDecoder(JsonStreamDecoder):
                 if fn is not None:
                     self.wrong_type(f"message.tool_calls[{i}].function", fn, "an object", raw)
                 fn = {}
-            self.whole_call(
-                tc.get("id"), fn.get("name"), fn.get("arguments"), self._seed or "ollama"
-            )
+            seed = self._seed or "ollama"
+            self.whole_call(tc.get("id"), fn.get("name"), fn.get("arguments"), seed, chunk, raw)

@@ -386,7 +386,7 @@ class OpenAIChatDecoder(SSEWireDecoder):
                     delta = choice.get("message")
                 if isinstance(delta, dict) and delta:  # (the finish chunk's is empty)
                     self._check_types(delta, choice, raw)
-                    self.on_delta(delta)
+                    self.on_delta(delta, chunk, raw)
                 reason = choice.get("finish_reason")
                 if reason:
                     sink.set_finish_reason(str(reason))
@@ -450,7 +450,8 @@ class OpenAIChatDecoder(SSEWireDecoder):
                     expected = "a string or an object"
                     self.wrong_type(f"{where}.function.arguments", arguments, expected, raw)
 
-    def on_delta(self, delta: dict[str, Any]) -> None:
+    def on_delta(self, delta: dict[str, Any], chunk: dict[str, Any], raw: Raw) -> None:
+        """The first choice's ``delta`` (or ``message``) of ``chunk``, read from ``raw``."""
         sink = self.sink
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if isinstance(reasoning, str):
@@ -477,18 +478,25 @@ class OpenAIChatDecoder(SSEWireDecoder):
                 index = tc.get("index")
                 call_id = tc.get("id")
                 name = fn.get("name")
+                arguments = fn.get("arguments")
+                unreadable = ""
+                if arguments is not None and type(arguments) is not str:  # F10
+                    arguments, unreadable = self.exact_arguments(arguments, chunk, raw)
                 sink.tool(
                     index if isinstance(index, int) else None,
                     call_id if isinstance(call_id, str) else None,
                     name if isinstance(name, str) else None,
-                    fn.get("arguments"),
+                    arguments,
+                    unreadable=unreadable,
                 )
                 if "extra_content" in tc:  # Gemini's, in a call's first entry (as in ``_lone``)
                     self._thought_signature(tc["extra_content"], call_id, index)
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
             if not isinstance(tool_calls, list) or not tool_calls:
-                sink.tool(0, None, legacy.get("name"), legacy.get("arguments"))  # old servers
+                # old servers
+                arguments, unreadable = self.exact_arguments(legacy.get("arguments"), chunk, raw)
+                sink.tool(0, None, legacy.get("name"), arguments, unreadable=unreadable)
             elif not _mirrors(legacy, tool_calls):
                 sink.error(
                     "a legacy function_call differs from the tool_calls sent with it; "
