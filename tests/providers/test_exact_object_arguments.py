@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
+from corpus_cases import same_json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -220,17 +221,6 @@ def _shown(calls: list[ToolCall]) -> list[tuple[Any, ...]]:
     return [(c.name, c.arguments, c.status, c.repairs, c.errors) for c in calls]
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equal, and of the same types throughout (1 and 1.0 differ here)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
 @pytest.mark.parametrize("source", OBJECT_SOURCES)
 def test_an_integer_beyond_64_bits_in_object_arguments_is_exact(source: str) -> None:
     fmt, write = OBJECT_SOURCES[source]
@@ -238,7 +228,7 @@ def test_an_integer_beyond_64_bits_in_object_arguments_is_exact(source: str) -> 
     calls = _calls(write(*sent), fmt, NUMBER_TOOLS)
     assert [c.status for c in calls] == ["complete"] * 3, _shown(calls)
     for call, value in zip(calls, sent, strict=True):
-        assert _same(call.arguments, value), (call.arguments, value)
+        assert same_json(call.arguments, value), (call.arguments, value)
         assert call.raw_arguments == _json(value)  # as sent, not a float's digits
     text_form = TEXT_FORMS.get(fmt)
     if text_form is not None:  # the same calls streamed as text: the same calls (F34)
@@ -275,7 +265,7 @@ def test_float_literals_stay_floats() -> None:
     value = {"a": 1e20, "b": -1.5e300, "c": 9.3e18, "d": 0.5, "e": 18446744073709551616.0}
     for source, (fmt, write) in OBJECT_SOURCES.items():
         (call,) = _calls(write(value), fmt)
-        assert _same(call.arguments, value), (source, call.arguments)
+        assert same_json(call.arguments, value), (source, call.arguments)
         assert call.status == "complete"
 
 
@@ -348,7 +338,7 @@ def test_object_arguments_keep_every_number_as_sent(
     fmt, write = OBJECT_SOURCES[source]
     calls = _calls(write(first, second), fmt)
     assert [c.status for c in calls] == ["complete", "complete"], _shown(calls)
-    assert _same(calls[0].arguments, first) and _same(calls[1].arguments, second)
+    assert same_json(calls[0].arguments, first) and same_json(calls[1].arguments, second)
     text_form = TEXT_FORMS.get(fmt)
     if text_form is not None:
         assert _shown(calls) == _shown(_calls(text_form(first, second), fmt))
