@@ -184,3 +184,40 @@ def test_keep_alive_text_sent_as_data_marks_no_call() -> None:
             ("complete", {"city": "Paris"})
         ], keep_alive
         assert len(result.errors) == 1
+
+
+def test_responses_done_item_copy_of_another_type_marks_no_call() -> None:
+    """The done item repeats arguments that came whole in deltas: a copy that is not
+    text is reported, but nothing of the call was lost (review 13 #6)."""
+
+    def event(body: dict[str, Any]) -> str:
+        return f"event: {body['type']}\ndata: {json.dumps(body)}\n\n"
+
+    item = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather"}
+    data = (
+        event(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**item, "arguments": ""},
+            }
+        )
+        + event(
+            {
+                "type": "response.function_call_arguments.delta",
+                "output_index": 0,
+                "delta": '{"city": "Oslo"}',
+            }
+        )
+        + event(
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": {**item, "arguments": {"city": "Oslo"}},
+            }
+        )
+        + event({"type": "response.completed", "response": {"status": "completed"}})
+    ).encode()
+    result = parse_stream(data, format="openai-responses", tools=[WEATHER_CITY_OPTIONAL])
+    assert [(c.status, c.arguments) for c in result.calls] == [("complete", {"city": "Oslo"})]
+    assert any("item.arguments is an object" in e.message for e in result.errors)

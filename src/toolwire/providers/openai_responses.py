@@ -103,10 +103,14 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
                 sink.tool(
                     index, call_id if isinstance(call_id, str) else None, item.get("name"), None
                 )
-            arguments = self.argument_text(item, "arguments", "item", raw, index)
-            if arguments and not self._calls[index]:
-                self._calls[index] = True
-                sink.tool(index, None, None, arguments)
+            if self._calls[index]:
+                # its text came already: the item's copy of it is only checked
+                self.string_field(item, "arguments", "item", raw)
+            else:
+                arguments = self.argument_text(item, "arguments", "item", raw, index)
+                if arguments:
+                    self._calls[index] = True
+                    sink.tool(index, None, None, arguments)
             if done:
                 sink.close_call(index=index, wait_for_finish=True)
         elif done and item_id not in self._texts:
