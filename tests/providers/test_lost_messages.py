@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,16 +136,43 @@ def test_anthropic_partial_json_that_is_not_text_marks_its_call() -> None:
     assert any("was an object, not text" in error for error in call.errors)
 
 
-def test_saved_json_lines_with_a_damaged_line_give_no_complete_call() -> None:
+def test_saved_json_lines_with_a_damaged_line_read_as_their_stream() -> None:
+    """The damaged line is one unreadable message and the line after it is read on its
+    own, as the same messages sent as SSE are (review 12: the objects were split by
+    balancing braces only, so the next line went into the damaged object and its
+    argument text was lost)."""
     lines = [
         header(0, "c1"),
         arguments(0, '{"city":"Pa')[:105],  # damaged: cut inside "delta"
         arguments(0, 'ris"}'),
         chunk({}, "tool_calls"),
     ]
-    result = parse_stream("\n".join(lines).encode(), format="openai-chat")
-    assert result.calls
-    assert all(call.status != "complete" for call in result.calls)
+    saved = parse_stream("\n".join(lines).encode(), format="openai-chat")
+    streamed = parse_stream(sse(lines), format="openai-chat")
+    assert [(c.status, c.raw_arguments) for c in saved.calls] == [("invalid", 'ris"}')]
+    assert saved.calls == streamed.calls
+    assert [e.message for e in saved.errors] == [e.message for e in streamed.errors]
+
+
+@pytest.mark.parametrize("layout", ["lines", "one line", "two on a line", "crlf"])
+def test_saved_messages_read_whole_in_any_layout(layout: str) -> None:
+    """Lines are read one by one only where an object did not read (review 13: reading
+    every JSON-lines input by line lost messages saved two to a line)."""
+    lines = [
+        header(0, "c1"),
+        arguments(0, '{"city":'),
+        arguments(0, '"Oslo"}'),
+        chunk({}, "tool_calls"),
+    ]
+    data = {
+        "lines": "\n".join(lines),
+        "one line": "".join(lines),
+        "two on a line": "\n".join([lines[0], lines[1] + lines[2], lines[3]]),
+        "crlf": "\r\n".join(lines),
+    }[layout].encode()
+    result = parse_stream(data, format="openai-chat", tools=[WEATHER_CITY_OPTIONAL])
+    assert [(c.status, c.arguments) for c in result.calls] == [("complete", {"city": "Oslo"})]
+    assert not result.errors
 
 
 @settings(max_examples=60, deadline=None)

@@ -127,16 +127,23 @@ class WholeBody(WireDecoder):
         objects = splitter.feed(data)
         if len(objects) < 2:
             return False
-        values: dict[bytes, Any] = {}  # (each object read once)
-        for raw in objects:
-            try:
-                values[raw] = value = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                continue  # (read leniently below, its repairs reported)
-            if isinstance(value, dict) and _whole_body(value):
-                return False  # several whole answers: never merged into one
         rest = splitter.close()
-        for raw, junk in splitter.in_order(objects):
+        pieces = list(splitter.in_order(objects))
+        values = _read_objects(objects)
+        if values is None:
+            return False  # several whole answers: never merged into one
+        if len(values) < len(objects) and _json_lines(data):
+            # an object that did not read, in JSON lines: a damaged line, which took
+            # the lines after it in until its braces balanced. Read line by line, the
+            # damaged one is one unreadable message and the others read as saved
+            damaged = [raw for raw in objects if raw not in values]
+            if any(b"\n" in raw for raw in damaged):
+                pieces, objects = _by_line(data)
+                rest = b""
+                values = _read_objects(objects)
+                if values is None:
+                    return False
+        for raw, junk in pieces:
             if junk:
                 if raw != DONE:
                     self.unexpected_text(raw, f"{self.format_name} messages")
@@ -167,6 +174,44 @@ class WholeBody(WireDecoder):
         detail = error.get("message", error) if isinstance(error, dict) else error
         self.sink.error(f"the upstream sent an error: {detail}", raw)
         self.sink.set_finish_reason("error")
+
+
+def _read_objects(objects: list[bytes]) -> dict[bytes, Any] | None:
+    """Each object orjson reads, by its bytes (each read once; the others are read
+    leniently by the caller, their repairs reported); None if any is a whole body."""
+    values: dict[bytes, Any] = {}
+    for raw in objects:
+        try:
+            values[raw] = value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and _whole_body(value):
+            return None
+    return values
+
+
+def _json_lines(data: bytes) -> bool:
+    """Is ``data`` JSON lines: each non-blank line an object (or more) or ``[DONE]``?"""
+    lines = (line.strip() for line in data.split(b"\n"))
+    return all(line[:1] == b"{" or line == DONE for line in lines if line)
+
+
+def _by_line(data: bytes) -> tuple[list[tuple[bytes, bool]], list[bytes]]:
+    """``data``'s objects and junk runs as ``JsonObjectSplitter.in_order`` gives them,
+    each line split on its own: an object a line leaves open (a damaged message)
+    is among the objects, for the caller to report as unreadable."""
+    pieces: list[tuple[bytes, bool]] = []
+    objects: list[bytes] = []
+    for line in data.split(b"\n"):
+        splitter = JsonObjectSplitter(done_lines=True)
+        found = splitter.feed(line + b"\n")
+        rest = splitter.close()
+        pieces.extend(splitter.in_order(found))
+        objects.extend(found)
+        if rest.strip():
+            pieces.append((rest, False))
+            objects.append(rest)
+    return pieces, objects
 
 
 def _as_delta(message: dict[str, Any]) -> dict[str, Any]:
