@@ -154,6 +154,24 @@ def test_saved_json_lines_with_a_damaged_line_read_as_their_stream() -> None:
     assert [e.message for e in saved.errors] == [e.message for e in streamed.errors]
 
 
+@pytest.mark.parametrize("cut", range(1, len(arguments(0, '{"city":"Pa')), 9))
+def test_saved_json_lines_cut_anywhere_in_a_line_read_as_their_stream(cut: int) -> None:
+    """Wherever the damaged line is cut (its braces left open to the end of the input,
+    too), the saved lines give what the same messages sent as SSE give."""
+    lines = [
+        header(0, "c1"),
+        arguments(0, '{"city":"Pa')[:cut],
+        arguments(0, 'ris"}'),
+        chunk({}, "tool_calls"),
+        "[DONE]",
+    ]
+    saved = parse_stream("\n".join(lines).encode(), format="openai-chat")
+    streamed = parse_stream(sse(lines[:-1]), format="openai-chat")
+    assert saved.calls == streamed.calls
+    assert saved.finish_reason == streamed.finish_reason
+    assert [e.message for e in saved.errors] == [e.message for e in streamed.errors]
+
+
 @pytest.mark.parametrize("layout", ["lines", "one line", "two on a line", "crlf"])
 def test_saved_messages_read_whole_in_any_layout(layout: str) -> None:
     """Lines are read one by one only where an object did not read (review 13: reading

@@ -125,24 +125,27 @@ class WholeBody(WireDecoder):
         input (one body, damaged or cut off, or no JSON)."""
         splitter = JsonObjectSplitter(done_lines=True)
         objects = splitter.feed(data)
-        if len(objects) < 2:
-            return False
         rest = splitter.close()
+        if len(objects) < 2 and b"\n" not in rest:
+            return False
         pieces = list(splitter.in_order(objects))
         values = _read_objects(objects)
         if values is None:
             return False  # several whole answers: never merged into one
-        if len(values) < len(objects) and _json_lines(data):
-            # an object that did not read, in JSON lines: a damaged line, which took
-            # the lines after it in until its braces balanced. Read line by line, the
-            # damaged one is one unreadable message and the others read as saved
-            damaged = [raw for raw in objects if raw not in values]
-            if any(b"\n" in raw for raw in damaged):
-                pieces, objects = _by_line(data)
+        damaged = [raw for raw in objects if raw not in values]
+        if (b"\n" in rest or any(b"\n" in raw for raw in damaged)) and _json_lines(data):
+            # JSON lines with a damaged line, which took the lines after it in until
+            # its braces balanced (or to the end). Read line by line, the damaged one
+            # is one unreadable message and the others read as they were saved
+            lined = _by_line(data)
+            if lined is not None:
+                pieces, objects = lined
                 rest = b""
                 values = _read_objects(objects)
                 if values is None:
                     return False
+        if len(objects) < 2:
+            return False
         for raw, junk in pieces:
             if junk:
                 if raw != DONE:
@@ -196,22 +199,37 @@ def _json_lines(data: bytes) -> bool:
     return all(line[:1] == b"{" or line == DONE for line in lines if line)
 
 
-def _by_line(data: bytes) -> tuple[list[tuple[bytes, bool]], list[bytes]]:
+def _reads(raw: bytes) -> bool:
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _by_line(data: bytes) -> tuple[list[tuple[bytes, bool]], list[bytes]] | None:
     """``data``'s objects and junk runs as ``JsonObjectSplitter.in_order`` gives them,
     each line split on its own: an object a line leaves open (a damaged message)
-    is among the objects, for the caller to report as unreadable."""
+    is among the objects, for the caller to report as unreadable. None unless that
+    reads at least two objects and finds no junk: then it is no JSON lines (a
+    damaged body written over lines, say)."""
     pieces: list[tuple[bytes, bool]] = []
     objects: list[bytes] = []
+    readable = 0
     for line in data.split(b"\n"):
         splitter = JsonObjectSplitter(done_lines=True)
         found = splitter.feed(line + b"\n")
         rest = splitter.close()
-        pieces.extend(splitter.in_order(found))
+        for raw, junk in splitter.in_order(found):
+            if junk and raw != DONE:
+                return None
+            pieces.append((raw, junk))
+        readable += sum(map(_reads, found))
         objects.extend(found)
         if rest.strip():
             pieces.append((rest, False))
             objects.append(rest)
-    return pieces, objects
+    return (pieces, objects) if readable >= 2 else None
 
 
 def _as_delta(message: dict[str, Any]) -> dict[str, Any]:
