@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from toolwire.invalid_utf8 import mark_invalid_utf8
+from toolwire.jsontext import parses_as_json
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder, WireDecoder
 from toolwire.providers.jsonstream import DONE, JsonObjectSplitter
@@ -199,14 +200,6 @@ def _json_lines(data: bytes) -> bool:
     return all(line[:1] == b"{" or line == DONE for line in lines if line)
 
 
-def _reads(raw: bytes) -> bool:
-    try:
-        orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return False
-    return True
-
-
 def _by_line(data: bytes) -> tuple[list[tuple[bytes, bool]], list[bytes]] | None:
     """``data``'s objects and junk runs as ``JsonObjectSplitter.in_order`` gives them,
     each line split on its own: an object a line leaves open (a damaged message)
@@ -224,7 +217,7 @@ def _by_line(data: bytes) -> tuple[list[tuple[bytes, bool]], list[bytes]] | None
             if junk and raw != DONE:
                 return None
             pieces.append((raw, junk))
-        readable += sum(map(_reads, found))
+        readable += sum(map(parses_as_json, found))
         objects.extend(found)
         if rest.strip():
             pieces.append((rest, False))
