@@ -194,7 +194,7 @@ def _reason(exc: BaseException) -> str:
     return message
 
 
-def parses_as_json(text: str | bytes) -> bool:
+def parses_as_json(text: str) -> bool:
     """``text`` is one whole JSON document, read strictly."""
     try:
         orjson.loads(text)

@@ -21,7 +21,6 @@ from typing import Any
 import orjson
 
 from toolwire.invalid_utf8 import mark_invalid_utf8
-from toolwire.jsontext import parses_as_json
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder, WireDecoder
 from toolwire.providers.jsonstream import DONE, JsonObjectSplitter
@@ -140,11 +139,15 @@ class WholeBody(WireDecoder):
             # is one unreadable message and the others read as they were saved
             lined = _by_line(data)
             if lined is not None:
-                pieces, objects = lined
-                rest = b""
-                values = _read_objects(objects)
-                if values is None:
+                lined_values = _read_objects(lined[1])
+                if lined_values is None:
                     return False
+                # (at least two that read: else no JSON lines, a damaged body written
+                # over lines, say)
+                if sum(raw in lined_values for raw in lined[1]) >= 2:
+                    pieces, objects = lined
+                    values = lined_values
+                    rest = b""
         if len(objects) < 2:
             return False
         for raw, junk in pieces:
@@ -203,12 +206,10 @@ def _json_lines(data: bytes) -> bool:
 def _by_line(data: bytes) -> tuple[list[tuple[bytes, bool]], list[bytes]] | None:
     """``data``'s objects and junk runs as ``JsonObjectSplitter.in_order`` gives them,
     each line split on its own: an object a line leaves open (a damaged message)
-    is among the objects, for the caller to report as unreadable. None unless that
-    reads at least two objects and finds no junk: then it is no JSON lines (a
-    damaged body written over lines, say)."""
+    is among the objects, for the caller to report as unreadable. None where a line
+    holds junk: then it is no JSON lines."""
     pieces: list[tuple[bytes, bool]] = []
     objects: list[bytes] = []
-    readable = 0
     for line in data.split(b"\n"):
         splitter = JsonObjectSplitter(done_lines=True)
         found = splitter.feed(line + b"\n")
@@ -217,12 +218,11 @@ def _by_line(data: bytes) -> tuple[list[tuple[bytes, bool]], list[bytes]] | None
             if junk and raw != DONE:
                 return None
             pieces.append((raw, junk))
-        readable += sum(map(parses_as_json, found))
         objects.extend(found)
         if rest.strip():
             pieces.append((rest, False))
             objects.append(rest)
-    return (pieces, objects) if readable >= 2 else None
+    return pieces, objects
 
 
 def _as_delta(message: dict[str, Any]) -> dict[str, Any]:
