@@ -225,12 +225,11 @@ class WireDecoder(ABC):
         if type(value) is str:
             return value
         if value is not None:
-            self.wrong_type(f"{path}.{key}" if path else key, value, "a string", raw)
             self.sink.fragment_lost(
                 index,
                 f"a fragment of its arguments was {json_type(value)}, not text: it was not read",
             )
-        return ""
+        return self.string_field(container, key, path, raw)  # "", the field reported
 
     def wrong_type(self, field: str, value: object, expected: str, raw: Raw) -> None:
         """A field of the wire message ``raw`` whose value is not of the type it must have."""
