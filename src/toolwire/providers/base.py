@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -22,7 +21,7 @@ from toolwire.providers.envelope import (
     Role,
     learn_envelope,
 )
-from toolwire.providers.exact import exact_part
+from toolwire.providers.exact import exact_part, loads_exactly
 from toolwire.providers.jsonstream import JsonObjectSplitter
 from toolwire.repair import repair_json
 from toolwire.sse import SSEDecoder, SSEMessage
@@ -74,10 +73,6 @@ _READINGS = frozenset(
         "special_whitespace",
     }
 )
-
-
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")  # NaN and Infinity: left to the repair ladder
 
 
 class WireDecoder(ABC):
@@ -166,8 +161,9 @@ class WireDecoder(ABC):
             return None
         try:
             # orjson refuses what the stdlib reads as sent: a lone surrogate escape
-            # ("\\ud800"); the finisher names it on the call that holds it
-            value = json.loads(data, parse_constant=_refuse_constant)
+            # ("\\ud800"); the finisher names it on the call that holds it. (NaN and
+            # Infinity are left to the repair ladder.)
+            value = loads_exactly(data)
         except (ValueError, RecursionError):
             pass
         else:

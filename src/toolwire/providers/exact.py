@@ -54,7 +54,7 @@ def exact_part(part: Any, message: Any, text: str | bytes) -> tuple[Any, str]:
     if not text or not holds_big_float(part):
         return part, ""
     try:
-        exact = json.loads(text, parse_constant=_refuse_constant)
+        exact = loads_exactly(text)
     except (ValueError, RecursionError):
         try:
             orjson.loads(text)
@@ -69,8 +69,15 @@ def exact_part(part: Any, message: Any, text: str | bytes) -> tuple[Any, str]:
     return found, ""
 
 
+def loads_exactly(text: str | bytes) -> Any:
+    """The standard library's reading of JSON ``text``: integers of any size exact,
+    lone surrogate escapes read as sent (orjson refuses them); NaN and Infinity
+    refused, as orjson refuses them (``ValueError``; deep nesting: ``RecursionError``)."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
 def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")  # orjson refuses NaN and Infinity too
+    raise ValueError(f"{name} is not JSON")
 
 
 class _Missing:
