@@ -16,12 +16,18 @@ Texts: prose and ``write_file`` calls, 2 KB with 4 calls, then 16 KB, 1 MB and 4
 with 200 calls per MB. Modes: one ``feed``, 64 KB reads, and 4-character deltas
 (streaming; at 2 KB and 16 KB). Toolwire is timed through the whole pipeline
 (extractor, assembler, repair ladder, schema check), the peers on their own calls.
-Each ``one feed`` sample is one parse right after ``gc.collect()`` (caches cold);
-at 2 KB, ``warm`` samples are each a loop of parses for about 5 ms of CPU time
-(``time.thread_time``; the figure is per parse), so both ends are shown.
-Figures are medians of runs taken in alternation (toolwire, then each peer);
-``x`` columns are medians of the per-round ratios peer / toolwire (>1: toolwire
-faster). Then a correctness table: the same small texts, cut off, naming an
+Each ``one feed`` sample is one parse right after ``gc.collect()`` (caches cold),
+after ``SPECIALIZE`` untimed parses of each parser (its code specialized, as in a
+server); at 2 KB, ``warm`` samples are each a loop of parses for about 5 ms of CPU
+time (``time.thread_time``; the figure is per parse), so both ends are shown.
+The ``one feed`` rows are medians of alternating pairs: each round times toolwire,
+then a peer, toolwire, the next peer, and so on, and ``x`` is the median of the
+ratios peer / toolwire within each pair (>1: toolwire faster); the other rows time
+toolwire and then each peer in turn. A cold parse pays for what ran just before it
+(see ``--cold-detail``), so no parser always follows the same one: in the fixed
+order these rows had until 2026-12-05, sglang's HermesDetector always followed its
+sibling, whose code it shares, and toolwire always followed agent-tool-parser.
+Then a correctness table: the same small texts, cut off, naming an
 unknown tool, and streamed one character at a time (special tokens split).
 
 ``--instructions``: the one-feed runs again under ``valgrind --tool=callgrind``, in
@@ -38,16 +44,17 @@ counting, so objects a parser leaves in reference cycles are freed uncounted: th
 need 16K and 4M).
 
 ``--cold-detail`` (2 KB): diagnostics of the ``one feed`` rows, which it leaves as they
-are. ``specialized``: the same order again after ``SPECIALIZE`` more parses of each
-parser (the rows warm up with one parse; CPython 3.11 specializes a function's code on
-its 8th call, so the rows time each parser's 2nd to 8th parse, before the functions a
-parse runs once are specialized). ``rotated``: round ``i`` starts at the ``i``-th
-parser, so each follows each other one in turn (in the rows' fixed order toolwire
-always follows agent-tool-parser, whose freed small blocks glibc merges
-(``malloc_consolidate``) on the next parse's first ``malloc`` of 1 KB or more: sre's
+are. ``fixed order``: the rows as they were measured until 2026-12-05 (one warm-up
+parse, so each parser's 2nd to 8th parse is timed, before CPython 3.11 specializes a
+function's code on its 8th call; all parsers in one fixed order). ``rotated``: round
+``i`` starts at the ``i``-th parser, so each follows each other one in turn (in the
+fixed order toolwire always follows agent-tool-parser, whose freed small blocks glibc
+merges (``malloc_consolidate``) on the next parse's first ``malloc`` of 1 KB or more: sre's
 stack, orjson's buffer; sglang's HermesDetector follows its sibling Qwen25Detector,
 whose code it shares). ``after``: each parser right after each parser's parse; ``after
-own``: after its own, with page faults and blocks left. With ``--instructions``,
+own``: after its own, with page faults and blocks left. ``flushed``: every cache
+flushed before each parse (a 128 MiB buffer written over), so no parser's figure
+depends on the one before it: the most a cold parse can cost. With ``--instructions``,
 callgrind's cache model of a cold parse too.
 """
 
@@ -278,6 +285,33 @@ def timed_warm(run: Run, text: str) -> tuple[float, int]:
     return (time.thread_time() - t0) / n, found
 
 
+# ``--cold-detail``'s ``flushed`` rows: a buffer four times the last-level cache,
+# written one byte per line before each sample, so that every parse starts with none
+# of its code or data cached, whatever ran before it
+FLUSH_BYTES = 128 * MB
+
+
+@functools.cache
+def _flush_buffer() -> tuple[bytearray, bytes]:
+    buffer = bytearray(FLUSH_BYTES)
+    return buffer, bytes(len(range(0, FLUSH_BYTES, 64)))
+
+
+def timed_flushed(run: Run, text: str) -> tuple[float, int]:
+    """``timed`` with every cache flushed after ``gc.collect()`` (``--cold-detail``):
+    no parser's figure depends on the one before it."""
+    buffer, zeros = _flush_buffer()
+    gc.collect()
+    buffer[::64] = zeros
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        found = run(text)
+        return time.perf_counter() - t0, found
+    finally:
+        gc.enable()
+
+
 def timed_after_own(run: Run, text: str) -> tuple[float, int]:
     """``timed`` right after an untimed parse by the same parser (``--cold-detail``):
     in ``alternate`` each parser follows another, whose traces in the caches and in
@@ -322,19 +356,23 @@ def after_each(runs: dict[str, Run], text: str, rounds: int) -> None:
 
 
 # untimed parses after which every function a parse runs once is specialized: CPython
-# 3.11 quickens a function on its 8th call. The ``one feed`` rows warm up with one
-# parse, so their rounds time each parser's 2nd to 8th parse, before that.
+# 3.11 quickens a function on its 8th call. The ``one feed`` rows warm up with these
+# (a server parses thousands of bodies; and in pairs toolwire runs once per peer, so
+# with one warm-up parse it would be specialized rounds before the peers are).
 SPECIALIZE = 10
 
 
 def cold_detail(runs: dict[str, Run], text: str, rounds: int) -> None:
     """``--cold-detail``: what a cold 2 KB parse costs besides instructions."""
-    # the ``one feed`` order again, every function specialized; then with the order
-    # rotated each round (each parser after each other one in turn; whole turns)
+    # the rows as they were measured until 2026-12-05: one warm-up parse (each
+    # parser's 2nd to 8th parse timed, before specialization), all parsers in a fixed
+    # order; then that order rotated each round (each parser after each other one in
+    # turn; whole turns)
     turns = -(-rounds // len(runs)) * len(runs)
     for mode, figures in (
-        ("specialized", alternate(runs, text, rounds, warm_up=SPECIALIZE)),
+        ("fixed order", alternate(runs, text, rounds)),
         ("rotated", alternate(runs, text, turns, rotate=True)),
+        ("flushed", alternate(runs, text, rounds, timed_flushed, warm_up=SPECIALIZE)),
     ):
         for name, (t, ratio, _, _) in figures.items():
             print(f"{'2K':4} {mode:12} {name:18} {fmt_s(t)} {'':8} {ratio:7.2f}", flush=True)
@@ -362,13 +400,21 @@ def alternate(
     *,
     warm_up: int = 1,
     rotate: bool = False,
+    pairs: bool = False,
 ) -> dict[str, tuple[float, float, int, bool]]:
     """Per run: median seconds, median ratio to the first run (``toolwire``), calls
     found, and whether it ran out of budget (then the time is a lower bound, scaled up
     to the whole text). ``warm_up``: untimed parses of each run first; ``rotate``
     (``--cold-detail``): round ``i`` starts at the ``i``-th run, so that each run
     follows each other one in turn (else the order is fixed: the first run always
-    follows the last one)."""
+    follows the last one). ``pairs``: the first run against each other one in turn,
+    ``rounds`` alternating pairs each (first, A, first, A, ..., then first, B, ...):
+    each peer follows toolwire and toolwire follows that peer, and each ratio is taken
+    within its pair; the first run's time is the median of all its samples. A cold
+    parse pays for what ran just before it (code a sibling parser shares is still
+    cached, a native parser's freed blocks are merged on the next large ``malloc``,
+    see ``--cold-detail``); in the fixed order sglang's HermesDetector always follows
+    its sibling and toolwire always follows agent-tool-parser."""
     times: dict[str, list[float]] = {k: [] for k in runs}
     ratios: dict[str, list[float]] = {k: [] for k in runs}
     found: dict[str, int] = {}
@@ -379,8 +425,16 @@ def alternate(
             with contextlib.suppress(Bound):
                 timed(run, text[: 4 * KB])
     names = list(runs)
-    for i in range(rounds):
-        order = names[i % len(names) :] + names[: i % len(names)] if rotate else names
+    if pairs:
+        others = [name for name in names if name != first]
+        schedule = [[first, name] for name in others for _ in range(rounds)]
+        schedule = schedule or [[first]] * rounds
+    else:
+        schedule = [
+            names[i % len(names) :] + names[: i % len(names)] if rotate else names
+            for i in range(rounds)
+        ]
+    for order in schedule:
         took: dict[str, float] = {}
         for name in order:
             run = runs[name]
@@ -667,7 +721,12 @@ def main() -> None:
             for mode, runs in modes:
                 rounds = ns.runs if size <= MB or mode != f"{DELTA}-char" else 1
                 timer = timed_warm if mode == "warm" else timed
-                figures = alternate(runs, text, rounds, timer)
+                # the cold rows in alternating pairs (see ``alternate``); the warm
+                # ones, loops of ~5 ms each, do not feel the order
+                cold = mode == "one feed"
+                figures = alternate(
+                    runs, text, rounds, timer, pairs=cold, warm_up=SPECIALIZE if cold else 1
+                )
                 expected = figures["toolwire"][2]
                 for name, (t, ratio, found, bound) in figures.items():
                     mb = t / (len(text) / MB)

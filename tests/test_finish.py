@@ -118,6 +118,29 @@ def test_a_schema_changed_in_place_gets_the_validator_of_what_it_says_now() -> N
     assert after.validator("t") is CallFinisher([ToolSpec("t", dict(schema))]).validator("t")
 
 
+def test_a_value_changed_in_place_to_an_equal_one_of_another_type_is_seen() -> None:
+    """Validators are found by the schema's JSON, which tells ``true`` from ``1``
+    (equal in Python): a ``const`` changed in place from 1 to True is a new schema."""
+    schema: dict[str, object] = {"type": "object", "properties": {"x": {"const": 1}}}
+    spec = ToolSpec("t", schema)
+    assert CallFinisher([spec]).finish(id=None, name="t", raw_arguments='{"x": 1}').status == (
+        "complete"
+    )
+    schema["properties"]["x"]["const"] = True  # type: ignore[index]
+    after = CallFinisher([spec])
+    assert after.finish(id=None, name="t", raw_arguments='{"x": 1}').status == "invalid"
+    assert after.finish(id=None, name="t", raw_arguments='{"x": true}').status == "complete"
+
+
+def test_a_schema_met_in_another_key_order_first_shares_its_validator() -> None:
+    """Found as written first, then by sorted keys: the order a schema's keys come in
+    never makes a second validator, whichever order came first."""
+    first = CallFinisher([ToolSpec("t", {"properties": {"y": {}}, "type": "object"})])
+    again = CallFinisher([ToolSpec("t", {"properties": {"y": {}}, "type": "object"})])
+    other = CallFinisher([ToolSpec("t", {"type": "object", "properties": {"y": {}}})])
+    assert first.validator("t") is again.validator("t") is other.validator("t")
+
+
 def test_a_schema_changed_in_place_does_not_change_the_validator_others_share() -> None:
     """A validator holds its own copy of the schema: one caller changing its schema
     in place later must not change what another schema of the old content accepts."""
