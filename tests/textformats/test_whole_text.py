@@ -453,3 +453,59 @@ def test_a_failure_reading_text_whole_is_reported_not_raised_F22(
     # the call's object: its marker was consumed when ``whole_calls`` failed)
     passed = "".join(e.text for e in sink.events if isinstance(e, TextDelta))
     assert passed == text[text.index("<tool_call>") + len("<tool_call>") :]
+
+
+_LLAMA_CALL = '<|python_tag|>{"name": "ping", "parameters": {}}'
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "",
+        "\n",
+        f"\n{_PROSE}",
+        f"\n{_LLAMA_CALL}<|eom_id|>",
+        f"{_LLAMA_CALL}<|eot_id|>\n",
+        "<|eot_id|>",
+        "<|eom_id|>\n<|python_tag|>",
+        # (not "<|eom": fed after a first part that ends right after the tag, that
+        # cut marker comes out as one text event, where the requests give two, "<"
+        # and "|eom"; the same on main before the strays were read)
+        "; ",
+        " " * 70,
+    ],
+)
+@pytest.mark.parametrize("tag", ["<|eom_id|>", "<|eot_id|>", " <|eom_id|>", "\n<|eot_id|>"])
+def test_an_end_tag_left_right_after_a_call_is_dropped_as_the_requests_drop_it_F15(
+    tag: str, after: str
+) -> None:
+    """Llama 3 JSON's calls leave their end tag in the text (``WHOLE_TAKE`` false);
+    where it follows the ``}`` at once, the whole-text reading drops it without
+    searching for it (``_whole_text``'s ``strays``): the same events as the requests,
+    in any split, whatever follows it."""
+    text = f"{_PROSE}\n{_LLAMA_CALL}{tag}{after}"
+    for split in range(len(text) + 1):
+        fast = _events("llama3_json", text, split, len(text), fast=True)
+        assert fast == _events("llama3_json", text, split, len(text), fast=False), split
+
+
+def test_an_end_tag_right_after_a_call_is_dropped_without_a_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One search fewer than with the tag after a space (the test above holds the
+    two ways to the same events)."""
+    from toolwire.textformats.scanner import Markers
+
+    searches: list[int] = []
+    original = Markers.search_near
+
+    def counted(self: Markers, buf: str, pos: int, window: int = 512) -> object:
+        searches.append(pos)
+        return original(self, buf, pos, window)
+
+    monkeypatch.setattr(Markers, "search_near", counted)
+    _fed("llama3_json", [f"{_PROSE}\n{_LLAMA_CALL}<|eom_id|>{_PROSE}", None], fast=True)
+    right_after = len(searches)
+    searches.clear()
+    _fed("llama3_json", [f"{_PROSE}\n{_LLAMA_CALL} <|eom_id|>{_PROSE}", None], fast=True)
+    assert right_after == len(searches) - 1

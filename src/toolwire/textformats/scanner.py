@@ -189,12 +189,13 @@ def shared_markers(*markers: str) -> Markers:
 
 # the loose openers, the markers in text, those in reasoning, and for ``_whole_text``
 # the markers it reads itself, the length of the longest start marker, the start
-# markers' first characters and their prefixes (the whole markers too)
+# markers' first characters and their prefixes (the whole markers too), and the
+# stray tags a call may leave right after it (see ``_whole_text``)
 _FamilyMarkers = tuple[
     frozenset[str],
     Markers | None,
     Markers | None,
-    tuple[frozenset[str], int, frozenset[str], frozenset[str]],
+    tuple[frozenset[str], int, frozenset[str], frozenset[str], tuple[str, ...]],
 ]
 # A family's markers (they depend on its class attributes, on whether tools are
 # declared and on ``calls_in_reasoning`` only; see ``_markers_of``), worked out once:
@@ -221,7 +222,12 @@ def _markers_of(family: type[TextScanner], tools: bool, calls_in_reasoning: bool
     longest = max((len(m) for m in family.START), default=0)
     firsts = frozenset(m[0] for m in family.START)
     prefixes = frozenset(m[:i] for m in family.START for i in range(1, len(m) + 1))
-    return loose, text, reason, (whole, longest, firsts, prefixes)
+    # the end tags a family's whole calls leave in the text (``WHOLE_TAKE`` false:
+    # Llama's ``<|eom_id|>``), where the search would take them as stray markup: read
+    # whole and no start marker, so the longest marker at their position
+    left = () if family.WHOLE_TAKE else family.WHOLE_CLOSE
+    strays = tuple(m for m in left if m in whole and m in family.STRAY and m not in family.START)
+    return loose, text, reason, (whole, longest, firsts, prefixes, strays)
 
 
 class MarkupCall:
@@ -516,8 +522,9 @@ class TextScanner:
         """Whether ``at_start`` would read nothing from the text buffered, whatever
         follows: what its ``peek`` decides from ``START_LEAD``. (A family without
         ``at_start`` reads none: ``_start`` asks ``_plain_start`` first.)"""
-        lead, buf = self.START_LEAD, self._buf
-        i = _SPACES.match(buf, self._pos).end()  # type: ignore[union-attr]
+        lead, buf, i = self.START_LEAD, self._buf, self._pos
+        if buf[i : i + 1] in SPACE:  # (the usual output starts with a word: no regex)
+            i = _SPACES.match(buf, i).end()  # type: ignore[union-attr]
         return bool(lead) and i < len(buf) and buf[i].isascii() and buf[i] not in lead
 
     def run(self, resume: bool | None = None) -> Grammar:
@@ -606,7 +613,7 @@ class TextScanner:
         buf, markers, starts = self._buf, self._text_markers, self.START
         assert markers is not None
         search = markers.search_near
-        taken, longest, firsts, prefixes = self._whole_read
+        taken, longest, firsts, prefixes, strays = self._whole_read
         sink = self.sink
         pos = self._pos
         while True:
@@ -645,11 +652,20 @@ class TextScanner:
                     self._next_index = index + 1
                 else:
                     self.whole_call(name, arguments, loaded=loaded)
+            pos = self._pos
+            if strays and buf.startswith(strays, pos):
+                # the call's end tag, left right after it: the search would find it
+                # here next and drop it as stray markup (Llama 3 JSON, 2 KB parsed
+                # cold, caches flushed: ~4% of the parse, bench_textformats_whole.py)
+                for tag in strays:
+                    if buf.startswith(tag, pos):
+                        pos = self._pos = pos + len(tag)
+                        break
+                continue
             # ``_after_call``'s ``expect``, where no start marker can still be on its
             # way: the text after the whitespace is long enough, or is no start of one
             # (Llama's ``<|eom_id|>`` at the end). A set lookup, not ``any`` over the
             # markers: a generator is one more function a parse runs cold.
-            pos = self._pos
             i = _SPACES.match(buf, pos).end()  # type: ignore[union-attr]
             if len(buf) - i < longest and (i == len(buf) or buf[i:] in prefixes):
                 return True
