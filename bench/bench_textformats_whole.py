@@ -261,8 +261,11 @@ class Bound(Exception):
 # -- timing ---------------------------------------------------------------------------
 
 
-def timed(run: Run, text: str) -> tuple[float, int]:
+def timed(run: Run, text: str, *, flush: bool = False) -> tuple[float, int]:
     gc.collect()
+    if flush:  # see ``timed_flushed``
+        buffer, zeros = _flush_buffer()
+        buffer[::64] = zeros
     gc.disable()  # time the parsers, not the collector's pauses
     try:
         t0 = time.perf_counter()
@@ -300,16 +303,7 @@ def _flush_buffer() -> tuple[bytearray, bytes]:
 def timed_flushed(run: Run, text: str) -> tuple[float, int]:
     """``timed`` with every cache flushed after ``gc.collect()`` (``--cold-detail``):
     no parser's figure depends on the one before it."""
-    buffer, zeros = _flush_buffer()
-    gc.collect()
-    buffer[::64] = zeros
-    gc.disable()
-    try:
-        t0 = time.perf_counter()
-        found = run(text)
-        return time.perf_counter() - t0, found
-    finally:
-        gc.enable()
+    return timed(run, text, flush=True)
 
 
 def timed_after_own(run: Run, text: str) -> tuple[float, int]:
