@@ -121,8 +121,8 @@ def shared_validator(schema: Mapping[str, Any]) -> SchemaValidator:
     (``true`` from ``1``, ``1`` from ``1.0``) but not key order; a schema met with
     its keys in another order is found by its sorted JSON and then known as written
     too. Writing the keys sorted runs a part of orjson that nothing else in a parse
-    runs: a 2 KB Llama 3 JSON text parsed cold (right after ``gc.collect()``) took
-    ~12% less without it (``bench_textformats_whole.py``)."""
+    runs: a 2 KB Llama 3 JSON text parsed with every cache flushed took ~2-3% less
+    without it (``bench_textformats_whole.py --cold-detail``, its ``flushed`` rows)."""
     try:
         written = orjson.dumps(schema)
     except TypeError:  # not JSON (a Python object in the schema): build, don't share

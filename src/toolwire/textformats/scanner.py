@@ -656,7 +656,7 @@ class TextScanner:
             if strays and buf.startswith(strays, pos):
                 # the call's end tag, left right after it: the search would find it
                 # here next and drop it as stray markup (Llama 3 JSON, 2 KB parsed
-                # cold, caches flushed: ~4% of the parse, bench_textformats_whole.py)
+                # with caches flushed: ~2-3% of the parse, bench_textformats_whole.py)
                 for tag in strays:
                     if buf.startswith(tag, pos):
                         pos = self._pos = pos + len(tag)
