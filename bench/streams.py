@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 HEADER = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1, "model": "m"}
@@ -83,3 +84,21 @@ WRITE_FILE_TOOL = {
         "required": ["path", "content"],
     },
 }
+
+
+def api_2025(data: bytes, seed: int = 7) -> bytes:
+    """OpenAI Chat SSE as OpenAI's API writes it since 2025: the service tier after the
+    model, a null usage before ``choices`` (where usage is asked for), and a last
+    member of 0-16 random letters and digits (``obfuscation``, on by default)."""
+    rng = random.Random(seed)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    lines = data.split(b"\n")
+    for i, line in enumerate(lines):
+        if line.startswith(b"data: {") and line.endswith(b"}"):
+            line = re.sub(
+                rb'("model": ?"[^"]*", ?)', rb'\1"service_tier":"default",', line, count=1
+            )
+            line = line.replace(b'"choices":', b'"usage":null,"choices":', 1)
+            value = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+            lines[i] = line[:-1] + b',"obfuscation":"' + value.encode() + b'"}'
+    return b"\n".join(lines)

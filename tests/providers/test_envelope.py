@@ -8,6 +8,7 @@ from contextlib import contextmanager, nullcontext
 from typing import Any
 from unittest import mock
 
+import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from weather import WEATHER_CITY_OPTIONAL as WEATHER
@@ -16,7 +17,13 @@ from toolwire.events import ArgumentsDelta, Event, ReasoningDelta, StreamResult,
 from toolwire.parser import StreamParser
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder
-from toolwire.providers.envelope import Envelope, Role, learn_envelope, padded_token
+from toolwire.providers.envelope import (
+    Envelope,
+    Role,
+    learn_envelope,
+    obfuscation_end,
+    padded_token,
+)
 from toolwire.providers.openai_chat import OpenAIChatDecoder
 
 
@@ -310,9 +317,11 @@ def assert_envelopes_change_nothing(
     cuts: list[int],
     anthropic: bool,
     spaces: tuple[int, ...] | list[int] = (),
+    obfuscations: list[bytes] | None = None,
 ) -> None:
-    """The stream of ``steps`` (its messages padded by ``spaces`` if any), cut at
-    ``cuts``, reads the same with and without envelopes."""
+    """The stream of ``steps`` (its messages padded by ``spaces`` if any, and given
+    ``obfuscations`` as OpenAI's API gives its own), cut at ``cuts``, reads the same
+    with and without envelopes."""
     fmt, data = (
         ("anthropic", anthropic_stream(steps))
         if anthropic
@@ -320,6 +329,8 @@ def assert_envelopes_change_nothing(
     )
     if spaces:
         data = pad(data, spaces)
+    if obfuscations:
+        data = obfuscate(data, obfuscations)
     with no_envelopes():
         slow, slow_events = parse(data, cuts, fmt)
     with learning_at_once():
@@ -740,3 +751,120 @@ def test_the_lone_delta_path_reads_what_the_general_path_reads(
     with general_path_only():
         expected = read_all(chunks, sdk)
     assert read_all(chunks, sdk) == expected
+
+
+def obfuscate(data: bytes, values: list[bytes]) -> bytes:
+    """Each data line given a last member as OpenAI's API gives it, its string taken
+    from ``values`` in turn (the API's are letters and digits; others here too)."""
+    lines = data.split(b"\n")
+    n = 0
+    for i, line in enumerate(lines):
+        if line.startswith(b"data: {") and line.endswith(b"}"):
+            value = values[n % len(values)]
+            lines[i] = line[:-1] + b',"obfuscation":' + value + b"}"
+            n += 1
+    return b"\n".join(lines)
+
+
+# the obfuscation member's string as OpenAI writes it (plain: any length, empty too)
+# and as it must not be taken by an envelope (an escape, a quote, not a string)
+OBFUSCATIONS = st.lists(
+    st.sampled_from(
+        [b'"Xk3"', b'""', b'"a"', b'"9fQ0ZbT1wLm2"', b'"a\\"b"', b'"\\u0041"', b"7", b'"}"']
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(STEPS, st.lists(st.integers(0, 6000), max_size=12), OBFUSCATIONS)
+@example(SECOND_VALUE, [], [b'"Xk3"', b'""'])
+@example(SNAPSHOT, [], [b'"a\\"b"', b'"Xk3"'])
+def test_obfuscated_envelopes_change_nothing_but_the_grouping_of_deltas(
+    steps: list[tuple[int, str, int]], cuts: list[int], obfuscations: list[bytes]
+) -> None:
+    """OpenAI's API ends every message in a member of random characters: read by
+    envelopes, the stream gives what it gives read the slow way, in any split."""
+    assert_envelopes_change_nothing(steps, cuts, False, obfuscations=obfuscations)
+
+
+def test_an_envelope_learned_from_an_obfuscated_block_reads_any_obfuscation() -> None:
+    block = openai_block("x")[:-1] + b',"obfuscation":"rb7T"}'
+    envelope = learned(block, "x")
+    assert b"obfuscation" not in envelope.suffix + envelope.core
+    for end in (b',"obfuscation":"Q"}', b',"obfuscation":""}', b"}"):
+        assert envelope.read(openai_block("Oslo")[:-1] + end) == "Oslo"
+    assert envelope.read(openai_block('"},"obfuscation":"')[:-1] + b',"obfuscation":"a"}') == (
+        '"},"obfuscation":"'
+    )
+    block = openai_block("Oslo")[:-1]
+    for other in (
+        b',"obfuscation":"a\\"b"}',  # an escape: not a plain string
+        b',"obfuscation":7}',
+        b',"obfuscation": "a"}',  # spaced otherwise than OpenAI writes it
+        b',"obfuscation":"a"} }',
+        b',"obfuscation":"a","x":1}',  # not the last member
+        b',"x":"a"}',
+    ):
+        assert envelope.read(block + other) is None, other
+
+
+def test_an_obfuscated_openai_stream_is_read_by_envelopes() -> None:
+    steps = [(0, '{"city": "', 1)] + [(0, "Os", 1), (0, "lo", 1)] * 20 + [(0, '"}', 1)]
+    steps += [(3, "Hello", 1)] * 20
+    values = [b'"Xk3"', b'""', b'"9fQ0ZbT1wLm2"', b'"a"']
+    parser = StreamParser("openai-chat", [WEATHER])
+    events = parser.feed(obfuscate(openai_stream(steps), values)) + parser.close()
+    decoder = parser._decoder
+    assert isinstance(decoder, SSEWireDecoder)
+    assert decoder._learned <= 3  # the arguments', the text's
+    assert decoder._hits >= len(steps) - 4
+    result = StreamResult.collect(events)
+    assert result.calls[0].arguments == {"city": "Oslo" * 20}
+    assert result.text == "Hello" * 20
+
+
+def unobfuscated_token(block: bytes, start: int, core: bytes) -> bytes:
+    """``stripped_token`` of the block without an obfuscation member at its end (a
+    plain string: no quote or backslash in it), as a reference for ``padded_token``."""
+    head, found, value = block.rpartition(b',"obfuscation":"')
+    if found and value.endswith(b'"}') and b'"' not in value[:-2] and b"\\" not in value:
+        block = head + b"}"
+    return stripped_token(block, start, core)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"a", b'"', b"}", b",", b"\\", b'"}', b'","obfuscation":"']), max_size=6
+    ),
+    SUFFIXES,
+    st.lists(st.sampled_from([b"x", b"", b'"', b"\\", b"}", b",", b" "]), max_size=4),
+    st.sampled_from([b'"}', b'"} ', b'" }', b"}", b'"}}', b""]),
+)
+def test_padded_token_finds_an_obfuscated_end_where_removing_the_member_finds_it(
+    body: list[bytes], suffix: bytes, value: list[bytes], end: bytes
+) -> None:
+    """What ``padded_token`` finds in front of OpenAI's obfuscation member, where it
+    reads as one string token (what an envelope takes), is what the reference finds in
+    the block without the member; and where the member is plain and last, and what
+    stands before the core is one string token, it is found."""
+    prefix = b'data: {"delta":{"text":"'
+    core = Envelope(prefix, suffix, Role.TEXT, -1).core
+    tail = b',"obfuscation":"' + b"".join(value) + end
+    block = prefix + b"".join(body) + core + tail
+    start = len(prefix) - 1
+    found = padded_token(block, start, core)
+    expected = unobfuscated_token(block, start, core)
+    if one_string(found):
+        assert found == expected
+    if one_string(expected) and len(core) > 1 and obfuscation_end(tail):
+        assert found == expected
+
+
+def one_string(token: bytes) -> bool:
+    try:
+        return isinstance(orjson.loads(token), str)
+    except orjson.JSONDecodeError:
+        return False

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pytest
+from corpus import real_captures
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_envelope import streamed_text
@@ -49,6 +53,16 @@ HEADS = st.sampled_from(
         HEAD.replace(b'"model"', b'"usage"'),
         HEAD.replace(b"1727346182", b"-1"),
         HEAD.replace(b'"choices":[', b'"choices": ['),
+        # OpenAI's API since 2025: the service tier, and a null usage where usage is
+        # asked for (a usage that is not null reads the general way)
+        HEAD.replace(b'"system_fingerprint"', b'"service_tier":"default","system_fingerprint"'),
+        HEAD.replace(b'"choices":[', b'"usage":null,"choices":['),
+        HEAD.replace(b'"model":"gpt-4o",', b'"model":"gpt-4o","service_tier":"flex",').replace(
+            b'"choices":[', b'"usage":null,"choices":['
+        ),
+        HEAD.replace(b'"choices":[', b'"usage":{"prompt_tokens":3},"choices":['),
+        HEAD.replace(b'"choices":[', b'"usage":0,"choices":['),
+        HEAD.replace(b'"system_fingerprint"', b'"service_tier":null,"system_fingerprint"'),
     ]
 )
 
@@ -184,6 +198,13 @@ RESTS = st.one_of(
             argument_rest(b"0", b'"x"') + b" ",
             argument_rest(b"0", b'"x"')[:-2],
             b"{'index': 0, 'delta': {'content': 'py'}, 'finish_reason': None}]}",
+            # OpenAI's obfuscation member, last (and where it may not be)
+            argument_rest(b"0", b'"x"')[:-1] + b',"obfuscation":"Xk3"}',
+            finish_rest(b'"stop"')[:-1] + b',"usage":null,"obfuscation":""}',
+            json.dumps([choice({"content": "Hi"})])[1:].encode() + b',"obfuscation":"a"}',
+            call_start_rest(False, b"1", b'"c1"', b'"f"', False)[:-1] + b',"obfuscation":"q"}',
+            b'],"usage":{"prompt_tokens":3},"obfuscation":"zz"}',
+            argument_rest(b"0", b'"x"')[:-1] + b',"obfuscation":"a\\"b"}',
             b"]}",
             b"",
             b"not json",
@@ -338,3 +359,57 @@ def test_an_envelope_keeps_an_unpadded_suffix_as_it_is(body: bytes, end: bytes) 
         1 - len(envelope.suffix),
         envelope.core,
     )
+
+
+def api_2025(data: bytes, obfuscations: list[bytes]) -> bytes:
+    """A capture's chunks as OpenAI's API writes them since 2025: the service tier after
+    the model, a null usage before ``choices`` (where usage is asked for) and, last, a
+    member of random characters (``obfuscation``, on by default)."""
+    lines = data.split(b"\n")
+    n = 0
+    for i, line in enumerate(lines):
+        if line.startswith(b"data: {") and line.endswith(b"}"):
+            line = re.sub(rb'("model":"[^"]*",)', rb'\1"service_tier":"default",', line, count=1)
+            if b'"usage":{' not in line:
+                line = line.replace(b'"choices":[', b'"usage":null,"choices":[', 1)
+            value = obfuscations[n % len(obfuscations)]
+            lines[i] = line[:-1] + b',"obfuscation":"' + value + b'"}'
+            n += 1
+    return b"\n".join(lines)
+
+
+@pytest.mark.parametrize("capture", real_captures("openai"), ids=lambda p: p.stem)
+def test_the_2025_api_shape_reads_as_the_capture_and_takes_the_fast_readings(
+    capture: Path,
+) -> None:
+    """The real captures, written as the API writes them now (see ``api_2025``), give
+    the same calls, text, usage and finish as they were captured, in any split; and
+    their deltas are read by envelopes and after the head, as the captured ones are
+    (OpenAI's obfuscation member made every message differ at its end: each was read
+    whole, ~3x the floor's time per message)."""
+    data = capture.read_bytes()
+    shaped = api_2025(data, [b"Xk3", b"", b"9fQ0ZbT1wLm2", b"a"])
+    expected = StreamResult.collect(parse(data, [])).to_dict()
+    for cuts in ([], [7], list(range(0, len(shaped), 97))):
+        assert StreamResult.collect(parse(shaped, cuts)).to_dict() == expected
+    reads: dict[str, int] = {}
+    real = OpenAIChatDecoder.on_rest
+    for name, stream_data in (("captured", data), ("2025", shaped)):
+        parser = StreamParser("openai-chat", [WEATHER])
+        taken = 0
+
+        def on_rest(self: OpenAIChatDecoder, block: bytes, rest: bytes) -> bool:
+            nonlocal taken
+            read = real(self, block, rest)
+            taken += read
+            return read
+
+        with mock.patch.object(OpenAIChatDecoder, "on_rest", on_rest):
+            parser.feed(stream_data)
+            parser.close()
+        decoder = parser._decoder
+        assert isinstance(decoder, SSEWireDecoder)
+        reads[name] = decoder._hits + taken
+    # every chunk the captured stream read fast, the 2025 shape reads fast too, but
+    # for the finish and usage chunks, whose bytes the readings compare whole
+    assert reads["2025"] >= reads["captured"] - 2, reads

@@ -15,11 +15,13 @@ from toolwire.assemble import CallAssembler
 from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
 from toolwire.jsontext import dumps, json_type
 from toolwire.providers.envelope import (
+    OBFUSCATION,
     TEXT,
     Envelope,
     EnvelopeFields,
     Role,
     learn_envelope,
+    obfuscation_end,
 )
 from toolwire.providers.exact import exact_part, loads_exactly
 from toolwire.providers.jsonstream import JsonObjectSplitter
@@ -319,6 +321,16 @@ class SSEWireDecoder(WireDecoder):
                 # What reads at all is a str: it opens with "
                 if rest.removesuffix(suffix) is not rest:
                     token = block[start:stop]
+                elif rest[-2:] == b'"}' and core:
+                    # the same ends but for OpenAI's obfuscation member, last (its
+                    # string's closing quote, the brace: ``obfuscated_end``, written out)
+                    lead, member, _ = rest.rpartition(OBFUSCATION)
+                    body = lead.removesuffix(core)
+                    token = (
+                        b'"' + body + b'"'
+                        if member and body is not lead and obfuscation_end(rest, len(lead))
+                        else b""
+                    )
                 elif core:  # the same ends but for the padding around the last brace?
                     # (``padded_token``, written out on what follows the prefix: its
                     # call cost a padded delta ~700 instructions more, callgrind)

@@ -13,6 +13,11 @@ Some servers (Anthropic's API) pad each message with a varying run of spaces bef
 object's closing brace. Whitespace between JSON tokens means nothing, so an envelope
 whose message ends in a ``}`` keeps its suffix without that padding and also reads a
 block whose only difference there, or after the brace, is a run of spaces or tabs.
+OpenAI's API pads its messages otherwise: a last member of random characters,
+``,"obfuscation":"..."`` (on by default, ``stream_options.include_obfuscation``), which
+no decoder reads; an envelope keeps its suffix without that member too, and reads a
+block that ends in it, whatever its string holds (no quote or backslash: a plain
+string, so the member is all that stands between the suffix and the brace).
 """
 
 from __future__ import annotations
@@ -38,9 +43,16 @@ class Role(IntEnum):
 ARGUMENTS, TEXT, REASONING = Role.ARGUMENTS, Role.TEXT, Role.REASONING
 
 
+# OpenAI's last member of random characters, from its comma through the message's
+# closing brace, where its string is plain (see the module's docstring)
+OBFUSCATION = b',"obfuscation":"'
+obfuscation_end = re.compile(rb',"obfuscation":"[^"\\]*"\}').fullmatch
+
+
 def padded_token(block: bytes, start: int, core: bytes) -> bytes:
     """The bytes from ``start`` through the closing quote of a block that ends in
-    ``core``, spaces, ``}`` and spaces; empty (never a string) if it ends otherwise.
+    ``core``, spaces, ``}`` and spaces, or in ``core``, OpenAI's obfuscation member and
+    ``}`` (see ``obfuscated_end``); empty (never a string) if it ends otherwise.
 
     The last ``core`` in the block is the one before that end: ``core`` opens with the
     closing quote, and no later one can start inside it and end in the spaces and brace
@@ -48,9 +60,21 @@ def padded_token(block: bytes, start: int, core: bytes) -> bytes:
     a quote). One search, not two strips and a compare: 3,500 instructions, not 4,900
     (callgrind; ``SSEWireDecoder._blocks`` writes it out: 2,800)."""
     head, found, tail = block.rpartition(core) if core else (b"", b"", b"")
-    if not found or len(head) <= start or tail.strip(b" \t") != b"}":
-        return b""
-    return block[start : len(head) + 1]
+    if found and len(head) > start and tail.strip(b" \t") == b"}":
+        return block[start : len(head) + 1]
+    end = obfuscated_end(block, core)
+    return block[start : end + 1] if end > start else b""
+
+
+def obfuscated_end(data: bytes, core: bytes) -> int:
+    """Where ``core`` starts in ``data`` that ends in ``core``, OpenAI's obfuscation
+    member (a plain string) and ``}``; -1 if it ends otherwise. The member's opening is
+    the last in ``data``: its string holds no quote. (Where a string before it held
+    one, the bytes before ``core`` read as no string token.)"""
+    head, found, _ = data.rpartition(OBFUSCATION)
+    if not found or not core or obfuscation_end(data, len(head)) is None:
+        return -1
+    return len(head) - len(core) if head.endswith(core) else -1
 
 
 # an envelope's fields as ``SSEWireDecoder._blocks`` reads them (``Envelope.fields``)
@@ -69,6 +93,9 @@ class Envelope:
         # ends otherwise: no padding is read). The spaces before the message's last
         # brace lie between tokens: the brace closes the whole object, so every string
         # and value ends before them.
+        cut = suffix.rfind(OBFUSCATION)
+        if cut > 0 and obfuscation_end(suffix, cut) is not None:
+            suffix = suffix[:cut] + b"}"  # (learned from a block OpenAI padded)
         core = suffix[:-1]
         if suffix[-1:] != b"}" or core[-1:] in (b" ", b"\t"):
             # (a suffix that ends in a brace with no space before it, as most do, is

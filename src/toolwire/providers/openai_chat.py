@@ -84,15 +84,20 @@ _READ_DELTA = {key: _delta_reader(key) for key in ("content", "reasoning_content
 # ``choices``, which toolwire never reads, then ``choices`` opening; strings of
 # printable ASCII without quote or backslash, a JSON integer. Whatever follows, a block
 # that opens with these bytes reads as ``{"choices":[`` followed by the same bytes: the
-# head is valid JSON up to there, none of its members is ``choices``, ``error`` or
-# ``usage``, and JSON after ``[`` reads the same whatever came before it. A stream
-# learns its head from its first chunk (one match: 5,900 instructions, callgrind), and
-# reads each later chunk that no envelope reads without its head (``on_rest``).
+# head is valid JSON up to there, none of its members is ``choices`` or ``error``, nor
+# ``usage`` but as null (OpenAI's API writes ``"usage":null`` there when usage is asked
+# for: toolwire reads a null usage as none, and a later one wins either way), and JSON
+# after ``[`` reads the same whatever came before it. OpenAI's API writes
+# ``service_tier`` after the model since 2025. A stream learns its head from its first
+# chunk (one match: 5,900 instructions, callgrind), and reads each later chunk that no
+# envelope reads without its head (``on_rest``).
 _STRING = rb'"[ !#-\[\]-~]*"'
 _CHUNK_HEAD = re.compile(
     rb'data: \{"id":' + _STRING + rb',"object":"chat\.completion\.chunk",'
     rb'"created":(?:0|[1-9][0-9]*),"model":' + _STRING + rb","
+    rb'(?:"service_tier":' + _STRING + rb",)?"
     rb'(?:"system_fingerprint":(?:' + _STRING + rb"|null),)?"
+    rb'(?:"usage":null,)?'
     rb'"choices":\['
 )
 _CHOICES = b'{"choices":['  # what the head reads as
