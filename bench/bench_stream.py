@@ -29,7 +29,14 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from streams import WRITE_FILE_TOOL, api_2025, call_arguments, openai_call_chunks, sse
+from streams import (
+    WRITE_FILE_TOOL,
+    api_2025,
+    call_arguments,
+    openai_call_chunks,
+    responses_events,
+    sse,
+)
 
 from toolwire.events import CallFinished
 from toolwire.parser import StreamParser
@@ -240,6 +247,8 @@ def main() -> None:
     # OpenAI's API adds a member of random characters to every chunk (and the service
     # tier, a null usage): each chunk's bytes differ at its end
     floor_ratio("the same, OpenAI's API shape of 2025", api_2025(chunks), repeats)
+    args = call_arguments(9_998 * 16)
+    floor_ratio("Responses events, 16-byte argument deltas", responses_events(args, 16), repeats)
 
 
 if __name__ == "__main__":

@@ -102,3 +102,41 @@ def api_2025(data: bytes, seed: int = 7) -> bytes:
             value = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
             lines[i] = line[:-1] + b',"obfuscation":"' + value.encode() + b'"}'
     return b"\n".join(lines)
+
+
+def responses_events(args: str, delta_size: int) -> bytes:
+    """An OpenAI Responses stream as OpenAI's API writes it: a function call whose
+    argument text comes in ``delta_size``-character deltas, every event numbered
+    (``sequence_number``) and ending in a member of random characters."""
+    rng = random.Random(7)
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    item = {"id": "fc_1", "type": "function_call", "status": "in_progress", "arguments": ""}
+    item |= {"call_id": "call_1", "name": "write_file"}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+    ]
+    for i in range(0, len(args), delta_size):
+        events.append(
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": "fc_1",
+                "output_index": 0,
+                "delta": args[i : i + delta_size],
+            }
+        )
+    done = {**item, "status": "completed", "arguments": args}
+    events.append({"type": "response.output_item.done", "output_index": 0, "item": done})
+    usage = {"input_tokens": 10, "output_tokens": len(events), "total_tokens": 10 + len(events)}
+    events.append(
+        {
+            "type": "response.completed",
+            "response": {"id": "resp_1", "status": "completed", "usage": usage},
+        }
+    )
+    out = []
+    for number, event in enumerate(events):
+        event = {"type": event.pop("type"), "sequence_number": number, **event}
+        event["obfuscation"] = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+        out.append(f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n")
+    return "".join(out).encode()

@@ -163,3 +163,51 @@ def test_every_field_of_another_type_is_read_or_reported(seed: WireSeed) -> None
             assert any(f"{key} is " in m and "not a string" in m for m in errors), (
                 f"{seed.name}: field {name} = {value!r} gave {errors}"
             )
+
+
+@pytest.mark.parametrize(
+    "seed", [s for s in SEEDS if s.name == "openai-responses"], ids=lambda s: s.name
+)
+def test_responses_events_read_from_bytes_give_what_their_messages_give(seed: WireSeed) -> None:
+    """The Responses decoder reads a common block (one data line holding an object) by
+    parsing its bytes (``reads_json``); every event, in any split of the seed and of
+    mutated streams, must be what reading each block as an SSE message gives."""
+    from unittest import mock
+
+    from toolwire.providers.openai_responses import OpenAIResponsesDecoder
+
+    def events(data: bytes | str, rng: random.Random) -> list[Event]:
+        parser = StreamParser(seed.format, [WEATHER])
+        out: list[Event] = []
+        for piece in pieces(rng, data):
+            out.extend(parser.feed(piece))
+        return out + parser.close()
+
+    # events the mutations rarely make: a type only in the event line, a handler that
+    # fails on the event's shape (a message lost), a type that is no string, an error
+    odd = [
+        'event: response.output_text.delta\ndata: {"item_id":"m","delta":"by line"}',
+        'data: {"type":"response.output_text.delta","item_id":"m","delta":"no line"}',
+        'event: x\ndata: {"type":"response.completed","response":[1]}',
+        'data: {"type":"response.output_item.added","output_index":0,"item":'
+        '{"type":"function_call","id":"fc","call_id":"c","name":"get_weather","arguments":7}}',
+        'data: {"type":5,"delta":"x"}',
+        'event: error\ndata: {"message":"busy"}',
+        "data: {'type': 'response.output_text.delta', 'delta': 'python'}",
+    ]
+
+    def case(rng: random.Random, number: int) -> None:
+        if number < len(odd) * 16:  # each odd event after each of the seed's messages
+            blocks = seed.frame(seed.messages(), rng).split("\n\n")
+            at = min(number // len(odd), len(blocks) - 1)
+            blocks.insert(at, odd[number % len(odd)])
+            data = "\n\n".join(blocks)
+        else:
+            data = fuzzed_stream(seed, rng) if number % 7 else seed.frame(seed.messages(), rng)
+        split = rng.randrange(1 << 30)
+        fast = events(data, random.Random(split))
+        with mock.patch.object(OpenAIResponsesDecoder, "reads_json", False):
+            slow = events(data, random.Random(split))
+        assert fast == slow, f"{seed.name} seed {number}: {data!r}"
+
+    assert run_budgeted(INPUTS, SECONDS, case) >= 20

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolwire.assemble import CallAssembler
-from toolwire.providers.base import SSEWireDecoder
+from toolwire.providers.base import Raw, SSEWireDecoder, raw_text
 from toolwire.providers.openai_chat import openai_usage, usage_keys
 from toolwire.sse import SSEMessage
 
@@ -43,6 +43,21 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
             self.sink.message_lost(f"unreadable {kind} event: {exc}", message.data)
 
+    # the common block (one data line holding a JSON object) is parsed from its bytes
+    # and handed to ``on_json``, without the SSE message and its text (with argument
+    # deltas appended plainly below: 14,000 events of 16-byte argument deltas 6.8x ->
+    # 4.9x the floor's time, bench_stream.py; every event's ``sequence_number``
+    # differs, so no envelope reads them)
+    reads_json = True
+
+    def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
+        """What ``on_message`` does with an event read without repair."""
+        kind = value.get("type") or (event.decode("utf-8", "replace") if event else None)
+        try:
+            self.on_event(str(kind), value, data)
+        except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
+            self.sink.message_lost(f"unreadable {kind} event: {exc}", raw_text(data))
+
     def on_value(self, value: dict[str, Any]) -> None:
         kind = value.get("type")
         try:
@@ -57,7 +72,7 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         item_id = event.get("item_id")
         return self._by_item.get(item_id) if isinstance(item_id, str) else None
 
-    def on_event(self, kind: str, event: dict[str, Any], raw: str) -> None:
+    def on_event(self, kind: str, event: dict[str, Any], raw: Raw) -> None:
         sink = self.sink
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             self._texts.add(str(event.get("item_id")))
@@ -69,7 +84,10 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
             index = self._index(event)
             if index in self._calls:
                 self._calls[index] = True
-                sink.tool(index, None, None, self.argument_text(event, "delta", "", raw, index))
+                text = self.argument_text(event, "delta", "", raw, index)
+                # the plain append where it needs no routing (as the other wires do)
+                if not sink.fast_arguments(index, text):
+                    sink.tool(index, None, None, text)
         elif kind == "response.function_call_arguments.done":
             index = self._index(event)
             if index in self._calls and not self._calls[index]:
@@ -82,11 +100,11 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             self.on_terminal(kind, event.get("response") or {}, raw)
         elif kind == "error":
-            sink.error(f"the upstream sent an error: {event.get('message', event)}", raw)
+            sink.error(f"the upstream sent an error: {event.get('message', event)}", raw_text(raw))
             sink.set_finish_reason("error")
             self.finished = True
 
-    def on_item(self, event: dict[str, Any], raw: str, *, done: bool) -> None:
+    def on_item(self, event: dict[str, Any], raw: Raw, *, done: bool) -> None:
         sink = self.sink
         item = event.get("item")
         index = event.get("output_index")
@@ -136,7 +154,7 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
                             sink.reasoning(text)
                         break
 
-    def on_terminal(self, kind: str, response: dict[str, Any], raw: str) -> None:
+    def on_terminal(self, kind: str, response: dict[str, Any], raw: Raw) -> None:
         sink = self.sink
         usage = response.get("usage")
         if isinstance(usage, dict):
@@ -150,6 +168,6 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         else:
             error = response.get("error")
             detail = error.get("message") if isinstance(error, dict) else error
-            sink.error(f"the response failed: {detail}", raw)
+            sink.error(f"the response failed: {detail}", raw_text(raw))
             sink.set_finish_reason("failed")
         self.finished = True
