@@ -848,8 +848,10 @@ def test_padded_token_finds_an_obfuscated_end_where_removing_the_member_finds_it
 ) -> None:
     """What ``padded_token`` finds in front of OpenAI's obfuscation member, where it
     reads as one string token (what an envelope takes), is what the reference finds in
-    the block without the member; and where the member is plain and last, and what
-    stands before the core is one string token, it is found."""
+    the block without the member; and where the member is plain and last, what stands
+    before the core is one string token, and the core does not come again before the
+    end (a core as short as ``"}`` may, in the member: then the block is read the slow
+    way), it is found."""
     prefix = b'data: {"delta":{"text":"'
     core = Envelope(prefix, suffix, Role.TEXT, -1).core
     tail = b',"obfuscation":"' + b"".join(value) + end
@@ -859,7 +861,7 @@ def test_padded_token_finds_an_obfuscated_end_where_removing_the_member_finds_it
     expected = unobfuscated_token(block, start, core)
     if one_string(found):
         assert found == expected
-    if one_string(expected) and len(core) > 1 and obfuscation_end(tail):
+    if one_string(expected) and obfuscation_end(tail) and (core + tail).find(core, 1) < 0:
         assert found == expected
 
 

@@ -15,7 +15,6 @@ from toolwire.assemble import CallAssembler
 from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
 from toolwire.jsontext import dumps, json_type
 from toolwire.providers.envelope import (
-    OBFUSCATION,
     TEXT,
     Envelope,
     EnvelopeFields,
@@ -321,21 +320,16 @@ class SSEWireDecoder(WireDecoder):
                 # What reads at all is a str: it opens with "
                 if rest.removesuffix(suffix) is not rest:
                     token = block[start:stop]
-                elif rest[-2:] == b'"}' and core:
-                    # the same ends but for OpenAI's obfuscation member, last (its
-                    # string's closing quote, the brace: ``obfuscated_end``, written out)
-                    lead, member, _ = rest.rpartition(OBFUSCATION)
-                    body = lead.removesuffix(core)
+                elif core:  # the same ends but for the padding around the last brace,
+                    # or for OpenAI's obfuscation member before it? (``padded_token``,
+                    # written out on what follows the prefix: its call cost a padded
+                    # delta ~700 instructions more, callgrind)
+                    body, closed, tail = rest.rpartition(core)
                     token = (
                         b'"' + body + b'"'
-                        if member and body is not lead and obfuscation_end(rest, len(lead))
+                        if closed and (tail.strip(b" \t") == b"}" or obfuscation_end(tail))
                         else b""
                     )
-                elif core:  # the same ends but for the padding around the last brace?
-                    # (``padded_token``, written out on what follows the prefix: its
-                    # call cost a padded delta ~700 instructions more, callgrind)
-                    body, closed, tail = rest.rpartition(core)
-                    token = b'"' + body + b'"' if closed and tail.strip(b" \t") == b"}" else b""
                 else:
                     token = b""  # (no padding read: not one string token)
                 try:
