@@ -95,7 +95,7 @@ _STRING = rb'"[ !#-\[\]-~]*"'
 _CHUNK_HEAD = re.compile(
     rb'data: \{"id":' + _STRING + rb',"object":"chat\.completion\.chunk",'
     rb'"created":(?:0|[1-9][0-9]*),"model":' + _STRING + rb","
-    rb'(?:"service_tier":' + _STRING + rb",)?"
+    rb'(?:"service_tier":(?:' + _STRING + rb"|null),)?"
     rb'(?:"system_fingerprint":(?:' + _STRING + rb"|null),)?"
     rb'(?:"usage":null,)?'
     rb'"choices":\['
