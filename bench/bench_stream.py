@@ -33,6 +33,8 @@ from streams import (
     WRITE_FILE_TOOL,
     api_2025,
     call_arguments,
+    code_like_text,
+    ollama_lines,
     openai_call_chunks,
     responses_events,
     sse,
@@ -208,7 +210,7 @@ def floor_ratio(label: str, data: bytes, repeats: int) -> None:
         line[6:]
         for line in data.split(b"\n")
         if line.startswith(b"data: ") and line != b"data: [DONE]"
-    ]
+    ] or [line for line in data.split(b"\n") if line]  # (newline-delimited JSON)
     floor, ours, ratio = paired(lambda: run_floor(lines), lambda: run_toolwire_any(data), repeats)
     print(
         f"{label:<40} {len(lines):>7} chunks  toolwire {ours * 1000:8.2f} ms  "
@@ -249,6 +251,8 @@ def main() -> None:
     floor_ratio("the same, OpenAI's API shape of 2025", api_2025(chunks), repeats)
     args = call_arguments(9_998 * 16)
     floor_ratio("Responses events, 16-byte argument deltas", responses_events(args, 16), repeats)
+    text = code_like_text(9_998 * 16)
+    floor_ratio("Ollama lines, 16-character content deltas", ollama_lines(text, 16), repeats)
 
 
 if __name__ == "__main__":

@@ -140,3 +140,26 @@ def responses_events(args: str, delta_size: int) -> bytes:
         event["obfuscation"] = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
         out.append(f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n")
     return "".join(out).encode()
+
+
+def ollama_lines(text: str, delta_size: int) -> bytes:
+    """An Ollama ``/api/chat`` stream (newline-delimited JSON) of ``text`` in
+    ``delta_size``-character content deltas, then the final object with the counts."""
+    out = []
+    for i in range(0, len(text), delta_size):
+        message = {"role": "assistant", "content": text[i : i + delta_size]}
+        at = f"2025-06-01T10:00:{i // delta_size % 60:02d}.{i:09d}Z"
+        out.append({"model": "qwen3:8b", "created_at": at, "message": message, "done": False})
+    message = {"role": "assistant", "content": ""}
+    out.append(
+        {
+            "model": "qwen3:8b",
+            "created_at": "2025-06-01T10:01:00Z",
+            "message": message,
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": 12,
+            "eval_count": len(out),
+        }
+    )
+    return "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in out).encode()

@@ -211,3 +211,61 @@ def test_responses_events_read_from_bytes_give_what_their_messages_give(seed: Wi
         assert fast == slow, f"{seed.name} seed {number}: {data!r}"
 
     assert run_budgeted(INPUTS, SECONDS, case) >= 20
+
+
+@pytest.mark.parametrize(
+    "seed", [s for s in SEEDS if s.name in ("ollama", "gemini-array")], ids=lambda s: s.name
+)
+def test_objects_read_by_lines_give_what_the_splitter_gives(seed: WireSeed) -> None:
+    """A JSON-object stream reads each whole line that is one object at once, without
+    the splitter (``JsonStreamDecoder.reads_lines``); every event, in any split of the
+    seed and of mutated streams, must be what the splitter alone gives."""
+    from unittest import mock
+
+    from toolwire.providers.base import JsonStreamDecoder
+
+    def events(data: bytes | str, rng: random.Random) -> list[Event]:
+        parser = StreamParser(seed.format, [WEATHER])
+        out: list[Event] = []
+        for piece in pieces(rng, data):
+            out.extend(parser.feed(piece))
+        return out + parser.close()
+
+    # lines the mutations rarely make: two objects on a line, an object over two
+    # lines, junk, a blank line, a CR, bytes that are not UTF-8, a comma, a cut line
+    odd = [
+        '{"message":{"role":"assistant","content":"a"},"done":false}{"done":false}',
+        '{"message":{"role":"assistant",\n"content":"b"},"done":false}',
+        "data: junk",
+        "",
+        '{"message":{"role":"assistant","content":"c"},"done":false}\r',
+        b'{"message":{"role":"assistant","content":"\xff"},"done":false}',
+        ',{"message":{"role":"assistant","content":"d"},"done":false},',
+        '   {"message":{"role":"assistant","content":"e"},"done":false}   ',
+        '{"message":{"role":"assistant","content":"f"}',
+        "7",
+        '["a", {"done": true}]',
+        '"text"',
+        "null",
+    ]
+
+    def case(rng: random.Random, number: int) -> None:
+        if number < len(odd) * 8:  # each odd line after each of the seed's first lines
+            framed = seed.frame(seed.messages(), rng)
+            text = framed.encode() if isinstance(framed, str) else framed
+            lines = text.split(b"\n")
+            line = odd[number % len(odd)]
+            lines.insert(
+                min(number // len(odd), len(lines)),
+                line if isinstance(line, bytes) else line.encode(),
+            )
+            data: bytes | str = b"\n".join(lines)
+        else:
+            data = fuzzed_stream(seed, rng) if number % 7 else seed.frame(seed.messages(), rng)
+        split = rng.randrange(1 << 30)
+        fast = events(data, random.Random(split))
+        with mock.patch.object(JsonStreamDecoder, "reads_lines", False):
+            slow = events(data, random.Random(split))
+        assert fast == slow, f"{seed.name} seed {number}: {data!r}"
+
+    assert run_budgeted(INPUTS, SECONDS, case) >= 20

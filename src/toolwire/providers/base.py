@@ -585,7 +585,45 @@ class JsonStreamDecoder(WireDecoder):
         self._json = JsonObjectSplitter()
         self._calls = 0
 
+    # whether whole lines that each read as one object are read without the splitter
+    # (``feed_objects``; off: everything goes through the splitter, for tests)
+    reads_lines: ClassVar[bool] = True
+
     def feed_objects(self, data: bytes) -> None:
+        """Objects as the splitter cuts them. Where it holds nothing (between objects),
+        each whole line that reads as one object is read at once: the splitter would
+        cut the same object from it, scanning each of its quotes and brackets in
+        Python (Ollama's usual stream: 11x the floor's time that way, 3x this way,
+        bench_stream.py). From the first line that does not (more objects or junk on
+        it, an object over several lines, bytes that are not UTF-8), the splitter
+        reads on."""
+        splitter = self._json
+        if not (self.reads_lines and splitter.idle):
+            # what the splitter holds ends first: up to the end of its line
+            end = data.find(b"\n") + 1 if self.reads_lines else 0
+            self._split(data[:end] if end else data)
+            if not end or not splitter.idle:
+                if end:
+                    self._split(data[end:])
+                return
+            data = data[end:]
+        loads = orjson.loads
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            line = data[start:end].strip(b" \t\r")
+            if line:
+                if line[:1] != b"{":
+                    break
+                try:
+                    chunk = loads(line)
+                except orjson.JSONDecodeError:
+                    break
+                self.dispatch(chunk, line.decode())  # (valid UTF-8: orjson read it)
+            start = end + 1
+        if start < len(data):
+            self._split(data[start:])
+
+    def _split(self, data: bytes) -> None:
         splitter = self._json
         for raw, junk in splitter.in_order(splitter.feed(data)):
             if junk:

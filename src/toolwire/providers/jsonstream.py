@@ -66,6 +66,18 @@ class JsonObjectSplitter:
         self._junk_run = bytearray()  # a run of junk cut off by a piece's end
         self._out: list[bytes] = []  # the objects ``feed`` returns
 
+    @property
+    def idle(self) -> bool:
+        """Between objects with nothing held: no object open, no bytes buffered, no
+        run of junk waiting, not inside an array."""
+        return (
+            self._start < 0
+            and not self._buf
+            and not self._junk_run
+            and not self._in_array
+            and not self.junk
+        )
+
     def feed(self, data: bytes) -> list[bytes]:
         self._buf += data
         self._out = out = []
