@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from toolwire.finish import CallFinisher
 from toolwire.spec import ToolSpec, load_tool_specs
 
@@ -190,3 +192,40 @@ def test_arguments_the_decoder_could_not_read_are_invalid_not_truncated() -> Non
         (),
     )
     assert "not Python" in call.errors
+
+
+def test_validators_evicted_by_threads_at_once_raise_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two threads finding the cache full took the same oldest validator out, and the
+    second failed (KeyError; review of 2026-12-05): a valid call came out invalid."""
+    import sys
+    import threading
+
+    from toolwire import finish
+
+    monkeypatch.setattr(finish, "_SHARED_MAX", 4)
+    monkeypatch.setattr(finish, "_SHARED", {})
+    monkeypatch.setattr(finish, "_AS_WRITTEN", {})
+    failures: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(300):
+                schema = {"type": "object", "properties": {f"x{n}_{i}": {"type": "string"}}}
+                finish.shared_validator(schema)
+        except BaseException as exc:
+            failures.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert len(finish._SHARED) <= 4 and len(finish._AS_WRITTEN) <= 4

@@ -770,7 +770,13 @@ def obfuscate(data: bytes, values: list[bytes]) -> bytes:
 # and as it must not be taken by an envelope (an escape, a quote, not a string)
 OBFUSCATIONS = st.lists(
     st.sampled_from(
-        [b'"Xk3"', b'""', b'"a"', b'"9fQ0ZbT1wLm2"', b'"a\\"b"', b'"\\u0041"', b"7", b'"}"']
+        [
+            *(b'"Xk3"', b'""', b'"a"', b'"9fQ0ZbT1wLm2"', b'"\xc3\xa9"'),
+            # not plain: an escape, a quote, not a string, raw control characters
+            *(b'"a\\"b"', b'"\\u0041"', b"7", b'"}"', b'"x\ny"', b'"x\ry"', b'"\t"'),
+            b'"x\nid: 7\n"',
+            b'"\x00"',
+        ]
     ),
     min_size=1,
     max_size=5,
@@ -806,6 +812,9 @@ def test_an_envelope_learned_from_an_obfuscated_block_reads_any_obfuscation() ->
         b',"obfuscation":"a"} }',
         b',"obfuscation":"a","x":1}',  # not the last member
         b',"x":"a"}',
+        b',"obfuscation":"x\ny"}',  # raw control characters: JSON takes none
+        b',"obfuscation":"\t"}',
+        b',"obfuscation":"\x00"}',
     ):
         assert envelope.read(block + other) is None, other
 

@@ -16,8 +16,9 @@ block whose only difference there, or after the brace, is a run of spaces or tab
 OpenAI's API pads its messages otherwise: a last member of random characters,
 ``,"obfuscation":"..."`` (on by default, ``stream_options.include_obfuscation``), which
 no decoder reads; an envelope keeps its suffix without that member too, and reads a
-block that ends in it, whatever its string holds (no quote or backslash: a plain
-string, so the member is all that stands between the suffix and the brace).
+block that ends in it, whatever its string holds (no quote, backslash or control
+character: a plain string, so the member is all that stands between the suffix and
+the brace).
 """
 
 from __future__ import annotations
@@ -44,9 +45,11 @@ ARGUMENTS, TEXT, REASONING = Role.ARGUMENTS, Role.TEXT, Role.REASONING
 
 
 # OpenAI's last member of random characters, from its comma through the message's
-# closing brace, where its string is plain (see the module's docstring)
+# closing brace, where its string is plain (see the module's docstring): no quote, no
+# backslash, no control character (a raw line end would make the block two SSE lines,
+# and JSON takes none of them raw: the slow way reads such a block otherwise)
 _OBFUSCATION = b',"obfuscation":"'
-obfuscation_end = re.compile(rb',"obfuscation":"[^"\\]*"\}').fullmatch
+obfuscation_end = re.compile(rb',"obfuscation":"[^"\\\x00-\x1f]*"\}').fullmatch
 
 
 def padded_token(block: bytes, start: int, core: bytes) -> bytes:
