@@ -599,8 +599,11 @@ class JsonStreamDecoder(WireDecoder):
         reads on."""
         splitter = self._json
         if not (self.reads_lines and splitter.idle):
+            if not self.reads_lines or splitter.in_array:  # (no lines to read in an array)
+                self._split(data)
+                return
             # what the splitter holds ends first: up to the end of its line
-            end = data.find(b"\n") + 1 if self.reads_lines else 0
+            end = data.find(b"\n") + 1
             self._split(data[:end] if end else data)
             if not end or not splitter.idle:
                 if end:

@@ -67,6 +67,11 @@ class JsonObjectSplitter:
         self._out: list[bytes] = []  # the objects ``feed`` returns
 
     @property
+    def in_array(self) -> bool:
+        """Inside the top-level array (a JSON-array stream), before its ``]``."""
+        return self._in_array
+
+    @property
     def idle(self) -> bool:
         """Between objects with nothing held: no object open, no bytes buffered, no
         run of junk waiting, not inside an array."""
