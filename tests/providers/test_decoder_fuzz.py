@@ -219,7 +219,9 @@ def test_responses_events_read_from_bytes_give_what_their_messages_give(seed: Wi
 def test_objects_read_by_lines_give_what_the_splitter_gives(seed: WireSeed) -> None:
     """A JSON-object stream reads each whole line that is one object at once, without
     the splitter (``JsonStreamDecoder.reads_lines``); every event, in any split of the
-    seed and of mutated streams, must be what the splitter alone gives."""
+    seed and of mutated streams, must be what the splitter alone gives. (Inside a JSON
+    array every piece goes to the splitter: the Gemini array's seed checks that, and
+    the lines after its ``]``.)"""
     from unittest import mock
 
     from toolwire.providers.base import JsonStreamDecoder
@@ -269,3 +271,24 @@ def test_objects_read_by_lines_give_what_the_splitter_gives(seed: WireSeed) -> N
         assert fast == slow, f"{seed.name} seed {number}: {data!r}"
 
     assert run_budgeted(INPUTS, SECONDS, case) >= 20
+
+
+def test_object_streams_take_pieces_of_any_bytes_type() -> None:
+    """A ``memoryview`` or ``bytearray`` piece reads as its bytes (review of
+    2026-12-05: the line reading looked for line ends with ``find``, which a
+    memoryview lacks)."""
+    from toolwire.assemble import CallAssembler
+    from toolwire.providers import GeminiDecoder, OllamaDecoder
+
+    for make in (memoryview, bytearray, bytes):
+        decoder = OllamaDecoder(CallAssembler())
+        decoder.feed(b'{"message":{"content":"a"}}\n')
+        decoder.feed(make(b'{"message":{"content":"b"}}\n{"message":'))
+        decoder.feed(make(b'{"content":"c"}}\n'))
+        decoder.close()
+        assert [getattr(e, "text", None) for e in decoder.sink.drain()] == ["a", "b", "c"]
+        gemini = GeminiDecoder(CallAssembler())
+        gemini.feed(b'{"candidates":[]}\n')
+        gemini.feed(make(b'{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]}\n'))
+        gemini.close()
+        assert [getattr(e, "text", None) for e in gemini.sink.drain()] == ["hi"]

@@ -597,6 +597,8 @@ class JsonStreamDecoder(WireDecoder):
         bench_stream.py). From the first line that does not (more objects or junk on
         it, an object over several lines, bytes that are not UTF-8), the splitter
         reads on."""
+        if type(data) is not bytes:
+            data = bytes(data)  # (a memoryview has no ``find``)
         splitter = self._json
         if not (self.reads_lines and splitter.idle):
             if not self.reads_lines or splitter.in_array:  # (no lines to read in an array)
