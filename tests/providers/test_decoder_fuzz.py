@@ -165,6 +165,29 @@ def test_every_field_of_another_type_is_read_or_reported(seed: WireSeed) -> None
             )
 
 
+def same_without(
+    seed: WireSeed, data: bytes | str, rng: random.Random, cls: type, flag: str, number: int
+) -> None:
+    """``data`` cut at random gives the same events with ``cls.flag`` off (the path
+    it turns on replaced by the one before it)."""
+    from unittest import mock
+
+    split = rng.randrange(1 << 30)
+    fast = split_events(seed, data, random.Random(split))
+    with mock.patch.object(cls, flag, False):
+        slow = split_events(seed, data, random.Random(split))
+    assert fast == slow, f"{seed.name} seed {number}: {data!r}"
+
+
+def split_events(seed: WireSeed, data: bytes | str, rng: random.Random) -> list[Event]:
+    """The events of ``data`` in ``seed``'s format, fed in pieces ``rng`` cuts."""
+    parser = StreamParser(seed.format, [WEATHER])
+    out: list[Event] = []
+    for piece in pieces(rng, data):
+        out.extend(parser.feed(piece))
+    return out + parser.close()
+
+
 @pytest.mark.parametrize(
     "seed", [s for s in SEEDS if s.name == "openai-responses"], ids=lambda s: s.name
 )
@@ -172,16 +195,8 @@ def test_responses_events_read_from_bytes_give_what_their_messages_give(seed: Wi
     """The Responses decoder reads a common block (one data line holding an object) by
     parsing its bytes (``reads_json``); every event, in any split of the seed and of
     mutated streams, must be what reading each block as an SSE message gives."""
-    from unittest import mock
 
     from toolwire.providers.openai_responses import OpenAIResponsesDecoder
-
-    def events(data: bytes | str, rng: random.Random) -> list[Event]:
-        parser = StreamParser(seed.format, [WEATHER])
-        out: list[Event] = []
-        for piece in pieces(rng, data):
-            out.extend(parser.feed(piece))
-        return out + parser.close()
 
     # events the mutations rarely make: a type only in the event line, a handler that
     # fails on the event's shape (a message lost), a type that is no string, an error
@@ -204,11 +219,7 @@ def test_responses_events_read_from_bytes_give_what_their_messages_give(seed: Wi
             data = "\n\n".join(blocks)
         else:
             data = fuzzed_stream(seed, rng) if number % 7 else seed.frame(seed.messages(), rng)
-        split = rng.randrange(1 << 30)
-        fast = events(data, random.Random(split))
-        with mock.patch.object(OpenAIResponsesDecoder, "reads_json", False):
-            slow = events(data, random.Random(split))
-        assert fast == slow, f"{seed.name} seed {number}: {data!r}"
+        same_without(seed, data, rng, OpenAIResponsesDecoder, "reads_json", number)
 
     assert run_budgeted(INPUTS, SECONDS, case) >= 20
 
@@ -222,16 +233,8 @@ def test_objects_read_by_lines_give_what_the_splitter_gives(seed: WireSeed) -> N
     seed and of mutated streams, must be what the splitter alone gives. (Inside a JSON
     array every piece goes to the splitter: the Gemini array's seed checks that, and
     the lines after its ``]``.)"""
-    from unittest import mock
 
     from toolwire.providers.base import JsonStreamDecoder
-
-    def events(data: bytes | str, rng: random.Random) -> list[Event]:
-        parser = StreamParser(seed.format, [WEATHER])
-        out: list[Event] = []
-        for piece in pieces(rng, data):
-            out.extend(parser.feed(piece))
-        return out + parser.close()
 
     # lines the mutations rarely make: two objects on a line, an object over two
     # lines, junk, a blank line, a CR, bytes that are not UTF-8, a comma, a cut line
@@ -264,11 +267,7 @@ def test_objects_read_by_lines_give_what_the_splitter_gives(seed: WireSeed) -> N
             data: bytes | str = b"\n".join(lines)
         else:
             data = fuzzed_stream(seed, rng) if number % 7 else seed.frame(seed.messages(), rng)
-        split = rng.randrange(1 << 30)
-        fast = events(data, random.Random(split))
-        with mock.patch.object(JsonStreamDecoder, "reads_lines", False):
-            slow = events(data, random.Random(split))
-        assert fast == slow, f"{seed.name} seed {number}: {data!r}"
+        same_without(seed, data, rng, JsonStreamDecoder, "reads_lines", number)
 
     assert run_budgeted(INPUTS, SECONDS, case) >= 20
 
