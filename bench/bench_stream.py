@@ -31,9 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from streams import (
     WRITE_FILE_TOOL,
+    anthropic_text_events,
     api_2025,
     call_arguments,
     code_like_text,
+    gemini_sse,
     ollama_lines,
     openai_call_chunks,
     responses_events,
@@ -253,6 +255,10 @@ def main() -> None:
     floor_ratio("Responses events, 16-byte argument deltas", responses_events(args, 16), repeats)
     text = code_like_text(9_998 * 16)
     floor_ratio("Ollama lines, 16-character content deltas", ollama_lines(text, 16), repeats)
+    floor_ratio(
+        "Anthropic text, 16-character deltas, padded", anthropic_text_events(text, 16), repeats
+    )
+    floor_ratio("Gemini SSE, 16-character parts", gemini_sse(text, 16), repeats)
 
 
 if __name__ == "__main__":

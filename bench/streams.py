@@ -163,3 +163,62 @@ def ollama_lines(text: str, delta_size: int) -> bytes:
         }
     )
     return "".join(json.dumps(o, separators=(",", ":")) + "\n" for o in out).encode()
+
+
+def anthropic_text_events(text: str, delta_size: int) -> bytes:
+    """An Anthropic Messages stream of one text block whose text comes in
+    ``delta_size``-character deltas, each message padded before its last brace as the
+    API pads them (a varying run of spaces)."""
+    rng = random.Random(7)
+    start = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+    start |= {"model": "claude", "usage": {"input_tokens": 10, "output_tokens": 1}}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
+    ]
+    for i in range(0, len(text), delta_size):
+        delta = {"type": "text_delta", "text": text[i : i + delta_size]}
+        events.append(
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+        )
+    events += [
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": len(events)},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    out = []
+    for kind, event in events:
+        data = json.dumps(event, separators=(",", ":"))
+        if kind != "message_stop":
+            data = data[:-1] + " " * rng.randint(0, 40) + "}"
+        out.append(f"event: {kind}\ndata: {data}\n\n")
+    return "".join(out).encode()
+
+
+def gemini_sse(text: str, delta_size: int) -> bytes:
+    """A Gemini ``streamGenerateContent?alt=sse`` stream of ``text`` in
+    ``delta_size``-character parts, each chunk with its usage so far (CRLF, as the API
+    writes it)."""
+    out = []
+    for n, i in enumerate(range(0, len(text), delta_size)):
+        part = {"content": {"parts": [{"text": text[i : i + delta_size]}], "role": "model"}}
+        usage = {"promptTokenCount": 10, "candidatesTokenCount": n, "totalTokenCount": 10 + n}
+        chunk = {"candidates": [{**part, "index": 0}], "usageMetadata": usage}
+        chunk |= {"modelVersion": "gemini-2.5-flash", "responseId": "r1"}
+        out.append(chunk)
+    out[-1]["candidates"][0]["finishReason"] = "STOP"
+    return "".join(f"data: {json.dumps(c, separators=(',', ':'))}\r\n\r\n" for c in out).encode()
