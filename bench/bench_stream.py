@@ -29,6 +29,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from bench_short_streams import anthropic_events
 from streams import (
     WRITE_FILE_TOOL,
     anthropic_text_events,
@@ -255,6 +256,8 @@ def main() -> None:
     floor_ratio("Responses events, 16-byte argument deltas", responses_events(args, 16), repeats)
     text = code_like_text(9_998 * 16)
     floor_ratio("Ollama lines, 16-character content deltas", ollama_lines(text, 16), repeats)
+    pieces = [args[i : i + 16] for i in range(0, len(args), 16)]
+    floor_ratio("Anthropic arguments, 16-byte deltas", anthropic_events(pieces), repeats)
     floor_ratio(
         "Anthropic text, 16-character deltas, padded", anthropic_text_events(text, 16), repeats
     )
