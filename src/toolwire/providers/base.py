@@ -600,18 +600,20 @@ class JsonStreamDecoder(WireDecoder):
         if type(data) is not bytes:
             data = bytes(data)  # (a memoryview has no ``find``)
         splitter = self._json
-        if not (self.reads_lines and splitter.idle):
-            if not self.reads_lines or splitter.in_array:  # (no lines to read in an array)
-                self._split(data)
-                return
+        if not self.reads_lines or splitter.in_array:  # (no lines to read in an array)
+            self._split(data)
+            return
+        if not splitter.idle:
             # what the splitter holds ends first: up to the end of its line
             end = data.find(b"\n") + 1
-            self._split(data[:end] if end else data)
-            if not end or not splitter.idle:
-                if end:
-                    self._split(data[end:])
+            if not end:
+                self._split(data)
                 return
+            self._split(data[:end])
             data = data[end:]
+            if not splitter.idle:
+                self._split(data)
+                return
         loads = orjson.loads
         start = 0
         while (end := data.find(b"\n", start)) >= 0:

@@ -37,11 +37,7 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         event = self.load_json(message.data)
         if not isinstance(event, dict):
             return
-        kind = event.get("type") or message.event
-        try:
-            self.on_event(str(kind), event, message.data)
-        except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
-            self.sink.message_lost(f"unreadable {kind} event: {exc}", message.data)
+        self._read_event(event.get("type") or message.event, event, message.data)
 
     # the common block (one data line holding a JSON object) is parsed from its bytes
     # and handed to ``on_json``, without the SSE message and its text (with argument
@@ -53,17 +49,17 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
     def on_json(self, value: dict[str, Any], event: bytes | None, data: bytes) -> None:
         """What ``on_message`` does with an event read without repair."""
         kind = value.get("type") or (event.decode("utf-8", "replace") if event else None)
-        try:
-            self.on_event(str(kind), value, data)
-        except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
-            self.sink.message_lost(f"unreadable {kind} event: {exc}", raw_text(data))
+        self._read_event(kind, value, data)
 
     def on_value(self, value: dict[str, Any]) -> None:
-        kind = value.get("type")
+        self._read_event(value.get("type"), value, "")
+
+    def _read_event(self, kind: Any, event: dict[str, Any], raw: Raw) -> None:
+        """``on_event``; an event whose shape it cannot read is a message lost."""
         try:
-            self.on_event(str(kind), value, "")
+            self.on_event(str(kind), event, raw)
         except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
-            self.sink.message_lost(f"unreadable {kind} event: {exc}", "")
+            self.sink.message_lost(f"unreadable {kind} event: {exc}", raw_text(raw))
 
     def _index(self, event: dict[str, Any]) -> int | None:
         index = event.get("output_index")
