@@ -86,12 +86,18 @@ WRITE_FILE_TOOL = {
 }
 
 
+def obfuscation(rng: random.Random) -> str:
+    """What OpenAI's API puts in a message's ``obfuscation`` member: 0-16 random
+    letters and digits."""
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+
+
 def api_2025(data: bytes, seed: int = 7) -> bytes:
     """OpenAI Chat SSE as OpenAI's API writes it since 2025: the service tier after the
     model, a null usage before ``choices`` (where usage is asked for), and a last
     member of 0-16 random letters and digits (``obfuscation``, on by default)."""
     rng = random.Random(seed)
-    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     lines = data.split(b"\n")
     for i, line in enumerate(lines):
         if line.startswith(b"data: {") and line.endswith(b"}"):
@@ -99,8 +105,7 @@ def api_2025(data: bytes, seed: int = 7) -> bytes:
                 rb'("model": ?"[^"]*", ?)', rb'\1"service_tier":"default",', line, count=1
             )
             line = line.replace(b'"choices":', b'"usage":null,"choices":', 1)
-            value = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
-            lines[i] = line[:-1] + b',"obfuscation":"' + value.encode() + b'"}'
+            lines[i] = line[:-1] + b',"obfuscation":"' + obfuscation(rng).encode() + b'"}'
     return b"\n".join(lines)
 
 
@@ -109,7 +114,6 @@ def responses_events(args: str, delta_size: int) -> bytes:
     argument text comes in ``delta_size``-character deltas, every event numbered
     (``sequence_number``) and ending in a member of random characters."""
     rng = random.Random(7)
-    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     item = {"id": "fc_1", "type": "function_call", "status": "in_progress", "arguments": ""}
     item |= {"call_id": "call_1", "name": "write_file"}
     events: list[dict[str, Any]] = [
@@ -137,7 +141,7 @@ def responses_events(args: str, delta_size: int) -> bytes:
     out = []
     for number, event in enumerate(events):
         event = {"type": event.pop("type"), "sequence_number": number, **event}
-        event["obfuscation"] = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+        event["obfuscation"] = obfuscation(rng)
         out.append(f"event: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n")
     return "".join(out).encode()
 
