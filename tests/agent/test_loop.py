@@ -69,8 +69,8 @@ def two_calls(
     return [*chunks, chat_chunk({}, "tool_calls"), usage_chunk(40, 12), DONE]
 
 
-def serve(*turns: list[bytes]) -> ReplayServer:
-    dialogue = Dialogue([Script(chunks) for chunks in turns])
+def serve(*turns: list[bytes], chunk_delay: float = 0.0) -> ReplayServer:
+    dialogue = Dialogue([Script(chunks, chunk_delay=chunk_delay) for chunks in turns])
     return ReplayServer({"dialogue": dialogue}, default="dialogue")
 
 
@@ -213,7 +213,10 @@ async def test_reasoning_is_batched_apart_from_text(sink: MemorySink) -> None:
 
 async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: MemorySink) -> None:
     pieces = ["x" * 60] * 5
-    with serve(call_stream("add", ['{"a": 1, "b": 2}'], "tool_calls"), text_stream(pieces)) as up:
+    # each piece in a read of its own (a decoder hands on the text of one read as one
+    # delta): the agent, not the decoder, must batch them by size
+    first, second = call_stream("add", ['{"a": 1, "b": 2}'], "tool_calls"), text_stream(pieces)
+    with serve(first, second, chunk_delay=0.03) as up:
         agent = make_agent(up, sink, text_size=150, text_interval=3600.0)
         events = [event async for event in agent.stream("go")]
     kinds = [type(e).__name__ for e in events]

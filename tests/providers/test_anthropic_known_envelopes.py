@@ -19,7 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from weather import WEATHER_CITY_OPTIONAL as WEATHER
 
-from toolwire.events import ArgumentsDelta, Event, StreamResult
+from toolwire.events import ArgumentsDelta, Event, ReasoningDelta, StreamResult, TextDelta
 from toolwire.parser import StreamParser
 from toolwire.providers import anthropic
 from toolwire.providers.anthropic import AnthropicDecoder
@@ -51,12 +51,26 @@ def parse(data: bytes, cuts: list[int]) -> tuple[list[Event], StreamParser]:
 
 
 def reading(events: list[Event]) -> tuple[list[Event], dict[int, str]]:
-    """Every event but the argument deltas, in order, and each slot's argument text."""
+    """Every event but the argument deltas, in order, with text (and reasoning) deltas
+    that follow each other as one (an envelope hands on the text of one feed as one
+    delta), and each slot's argument text."""
     args: dict[int, str] = {}
+    others: list[Event] = []
     for e in events:
         if isinstance(e, ArgumentsDelta):
             args[e.slot] = args.get(e.slot, "") + e.text
-    return [e for e in events if not isinstance(e, ArgumentsDelta)], args
+        elif others and isinstance(e, TextDelta) and isinstance(last := others[-1], TextDelta):
+            others[-1] = TextDelta(last.text + e.text)
+        elif (
+            others
+            and isinstance(e, ReasoningDelta)
+            and isinstance(last := others[-1], ReasoningDelta)
+            and not last.signature
+        ):
+            others[-1] = ReasoningDelta(last.text + e.text, e.signature)
+        else:
+            others.append(e)
+    return others, args
 
 
 def assert_read_as_the_slow_way(data: bytes, cuts: list[int]) -> list[Event]:

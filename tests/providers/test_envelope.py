@@ -851,26 +851,32 @@ def unobfuscated_token(block: bytes, start: int, core: bytes) -> bytes:
     SUFFIXES,
     st.lists(st.sampled_from([b"x", b"", b'"', b"\\", b"}", b",", b" "]), max_size=4),
     st.sampled_from([b'"}', b'"} ', b'" }', b"}", b'"}}', b""]),
+    st.booleans(),
 )
 def test_padded_token_finds_an_obfuscated_end_where_removing_the_member_finds_it(
-    body: list[bytes], suffix: bytes, value: list[bytes], end: bytes
+    body: list[bytes], suffix: bytes, value: list[bytes], end: bytes, obfuscated: bool
 ) -> None:
     """What ``padded_token`` finds in front of OpenAI's obfuscation member, where it
     reads as one string token (what an envelope takes), is what the reference finds in
     the block without the member; and where the member is plain and last, what stands
     before the core is one string token, and the core does not come again before the
     end (a core as short as ``"}`` may, in the member: then the block is read the slow
-    way), it is found."""
+    way), it is found. An envelope learned from an obfuscated block (``obfuscated``)
+    looks for the member first: it finds the string whatever its core."""
     prefix = b'data: {"delta":{"text":"'
     core = Envelope(prefix, suffix, Role.TEXT, -1).core
     tail = b',"obfuscation":"' + b"".join(value) + end
     block = prefix + b"".join(body) + core + tail
     start = len(prefix) - 1
-    found = padded_token(block, start, core)
+    found = padded_token(block, start, core, obfuscated)
     expected = unobfuscated_token(block, start, core)
     if one_string(found):
         assert found == expected
-    if one_string(expected) and obfuscation_end(tail) and (core + tail).find(core, 1) < 0:
+    if (
+        one_string(expected)
+        and obfuscation_end(tail)
+        and (obfuscated or (core + tail).find(core, 1) < 0)
+    ):
         assert found == expected
 
 
@@ -879,3 +885,142 @@ def one_string(token: bytes) -> bool:
         return isinstance(orjson.loads(token), str)
     except orjson.JSONDecodeError:
         return False
+
+
+# -- Responses: a sequence number that differs in every event ---------------------------
+
+# how an event's sequence number is written: as the API writes it (an integer), and as
+# an envelope must not read past it (a leading zero, a sign, a fraction, an exponent,
+# a space, a string, null: the slow way reads or reports each as it does)
+# (None: the event's position, as the API numbers them)
+NUMBERS = st.lists(
+    st.sampled_from(
+        [
+            *(None, None, None, None, b"0", b"7", b"99999999999999999999999"),
+            *(b"07", b"-1", b"1.5", b"1e2", b" 3", b'"4"', b"null", b"00", b""),
+        ]
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+def responses_stream(
+    steps: list[tuple[int, str, int]],
+    numbers: list[bytes | None],
+    compact: bool,
+    event_lines: bool,
+) -> bytes:
+    """``steps`` as Responses events (0: arguments of the first call, 1: a second call
+    starts, 2: its arguments, 3: text, 4: reasoning), each with its ``sequence_number``
+    written as ``numbers`` gives it in turn (None: the event's position)."""
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"type": "function_call", "id": "fc0", "call_id": "c0", "name": "get_weather"},
+        },
+    ]
+    for kind, piece, _ in steps:
+        if kind in (0, 2):
+            index = kind // 2
+            events.append(
+                {
+                    "type": "response.function_call_arguments.delta",
+                    "item_id": f"fc{index}",
+                    "output_index": index,
+                    "delta": piece,
+                }
+            )
+        elif kind == 1:
+            item = {"type": "function_call", "id": "fc1", "call_id": "c1", "name": "get_weather"}
+            events.append({"type": "response.output_item.added", "output_index": 1, "item": item})
+        else:
+            kind_name = "output_text" if kind == 3 else "reasoning_text"
+            delta = {"item_id": "m", "output_index": 2, "content_index": 0, "delta": piece}
+            events.append({"type": f"response.{kind_name}.delta", **delta, "logprobs": []})
+    events.append({"type": "response.completed", "response": {"status": "completed"}})
+    separators = (",", ":") if compact else (", ", ": ")
+    out = []
+    for n, event in enumerate(events):
+        written = numbers[n % len(numbers)]
+        number = str(n).encode() if written is None else written
+        kind = json.dumps(event.pop("type"))
+        rest = json.dumps(event, separators=separators, ensure_ascii=False)
+        data = f'{{"type"{separators[1]}{kind}{separators[0]}"sequence_number"{separators[1]}'
+        line = data.encode() + number + (separators[0].encode() + rest[1:].encode())
+        head = f"event: {json.loads(kind)}\n".encode() if event_lines else b""
+        out.append(head + b"data: " + line + b"\n\n")
+    return b"".join(out)
+
+
+def assert_responses_envelopes_change_nothing(
+    data: bytes, cuts: list[int], obfuscations: list[bytes] | None = None, damaged: int = 0
+) -> None:
+    """``data`` (given ``obfuscations`` as OpenAI's API gives them; every ``damaged``-th
+    data line without the quote that closes its delta) reads the same with and without
+    envelopes."""
+    if obfuscations:
+        data = obfuscate(data, obfuscations)
+    if damaged:
+        lines = data.split(b"\n")
+        for i in range(damaged, len(lines), damaged):
+            lines[i] = lines[i].replace(b'","obfuscation"', b',"obfuscation"')
+        data = b"\n".join(lines)
+    with no_envelopes():
+        slow, slow_events = parse(data, cuts, "openai-responses")
+    fast, fast_events = parse(data, cuts, "openai-responses")
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+
+
+RESPONSES_STEPS = [(0, '{"city": "', 1)] + [(0, "Os", 1), (3, "Hi", 1)] * 10 + [(0, '"}', 1)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    STEPS,
+    NUMBERS,
+    st.booleans(),
+    st.booleans(),
+    st.lists(st.integers(0, 8000), max_size=12),
+    st.one_of(st.none(), OBFUSCATIONS),
+    st.sampled_from([0, 0, 3, 7]),
+)
+@example(RESPONSES_STEPS, [None], True, True, [], None, 0)
+@example(RESPONSES_STEPS, [None, b"07"], True, True, [], [b'"Xk3"'], 0)
+@example(RESPONSES_STEPS, [None, b""], True, True, [], [b'"Xk3"'], 0)
+@example(RESPONSES_STEPS, [None, b"1.5", b"-1"], True, False, [], [b'"a\\"b"', b'""'], 0)
+@example(RESPONSES_STEPS, [None], True, True, [], [b'"Xk3"'], 7)
+def test_responses_envelopes_change_nothing_but_the_grouping_of_deltas(
+    steps: list[tuple[int, str, int]],
+    numbers: list[bytes | None],
+    compact: bool,
+    event_lines: bool,
+    cuts: list[int],
+    obfuscations: list[bytes] | None,
+    damaged: int,
+) -> None:
+    """Responses events, read by envelopes that let the sequence number differ, give
+    what they give read the slow way, in any split: with the number as the API writes
+    it or otherwise, with and without OpenAI's obfuscation member and event lines, and
+    with deltas whose closing quote is lost."""
+    data = responses_stream(steps, numbers, compact, event_lines)
+    assert_responses_envelopes_change_nothing(data, cuts, obfuscations, damaged)
+
+
+def test_responses_deltas_are_read_by_envelopes() -> None:
+    """In the API's shape (compact, obfuscated, numbered), nearly every delta event of a
+    long stream is read by its envelope, learned once for each kind of delta."""
+    steps = [(0, '{"city": "', 1)] + [(0, "Os", 1)] * 100 + [(0, '"}', 1)] + [(3, "Hi", 1)] * 100
+    data = obfuscate(responses_stream(steps, [None], True, True), [b'"Xk3"', b'"9fQ0Zb"', b'""'])
+    parser = StreamParser("openai-responses", [WEATHER])
+    events = parser.feed(data) + parser.close()
+    decoder = parser._decoder
+    assert isinstance(decoder, SSEWireDecoder)
+    assert decoder._learned == 2
+    assert decoder._hits >= len(steps) - 4
+    result = StreamResult.collect(events)
+    assert result.calls[0].arguments == {"city": "Os" * 100}
+    assert result.text == "Hi" * 100

@@ -48,11 +48,16 @@ ARGUMENTS, TEXT, REASONING = Role.ARGUMENTS, Role.TEXT, Role.REASONING
 # closing brace, where its string is plain (see the module's docstring): no quote, no
 # backslash, no control character (a raw line end would make the block two SSE lines,
 # and JSON takes none of them raw: the slow way reads such a block otherwise)
-_OBFUSCATION = b',"obfuscation":"'
+OBFUSCATION = b',"obfuscation":"'
 obfuscation_end = re.compile(rb',"obfuscation":"[^"\\\x00-\x1f]*"\}').fullmatch
+# the same, after the member's opening quote
+obfuscation_value_end = re.compile(rb'[^"\\\x00-\x1f]*"\}').fullmatch
+
+# the digits of a JSON integer (``Envelope.gap``)
+DIGITS = b"0123456789"
 
 
-def padded_token(block: bytes, start: int, core: bytes) -> bytes:
+def padded_token(block: bytes, start: int, core: bytes, obfuscated: bool = False) -> bytes:
     """The bytes from ``start`` through the closing quote of a block that ends in
     ``core``, spaces, ``}`` and spaces, or in ``core``, OpenAI's obfuscation member and
     ``}``; empty (never a string) if it ends otherwise.
@@ -63,7 +68,18 @@ def padded_token(block: bytes, start: int, core: bytes) -> bytes:
     a quote). Where a later one ends inside the obfuscation member (a core as short as
     ``"}``), what follows it is no whole member: nothing is found, and the block is
     read the slow way. One search, not two strips and a compare: 3,500 instructions,
-    not 4,900 (callgrind; ``SSEWireDecoder._blocks`` writes it out: 2,800)."""
+    not 4,900 (callgrind; ``SSEWireDecoder._blocks`` writes it out: 2,800).
+
+    ``obfuscated`` (an envelope learned from a block that ended in that member): the
+    member is looked for first, and ``core`` must stand right before it. So a core as
+    short as a quote is found too (Responses' events end in their delta, then the
+    member): the member's last opening quote is the last ``,"obfuscation":"`` in the
+    block, as a plain string holds none."""
+    if obfuscated:
+        head, member, value = block.rpartition(OBFUSCATION)
+        if member and obfuscation_value_end(value) is not None:
+            text = head.removesuffix(core)
+            return block[start : len(text) + 1] if text is not head and len(text) > start else b""
     head, found, tail = block.rpartition(core) if core else (b"", b"", b"")
     if (
         not found
@@ -75,24 +91,44 @@ def padded_token(block: bytes, start: int, core: bytes) -> bytes:
 
 
 # an envelope's fields as ``SSEWireDecoder._blocks`` reads them (``Envelope.fields``)
-EnvelopeFields = tuple[bytes, bytes, int, int, bytes, bool, Role | None, int]
+EnvelopeFields = tuple[bytes, bytes, int, int, bytes, bool, Role | None, int, bytes, bool]
 
 
 class Envelope:
     """The bytes of one message shape around its changing string."""
 
-    __slots__ = ("core", "fields", "prefix", "role", "slot", "start", "stop", "suffix")
+    __slots__ = (
+        "core",
+        "fields",
+        "gap",
+        "obfuscated",
+        "prefix",
+        "role",
+        "slot",
+        "start",
+        "stop",
+        "suffix",
+    )
 
-    def __init__(self, prefix: bytes, suffix: bytes, role: Role, slot: int) -> None:
-        self.prefix = prefix  # up to and including the string's opening quote
+    def __init__(
+        self, prefix: bytes, suffix: bytes, role: Role, slot: int, gap: bytes = b""
+    ) -> None:
+        # Up to and including the string's opening quote; or, with a ``gap``, up to a
+        # JSON integer that differs from block to block in a member the decoder never
+        # reads (Responses' ``sequence_number``), and ``gap`` from after that number
+        # through the opening quote.
+        self.prefix = prefix
+        self.gap = gap
         # From the string's closing quote on, without the spaces before and after a
         # final ``}``; ``core``: what comes before that brace (empty when the suffix
         # ends otherwise: no padding is read). The spaces before the message's last
         # brace lie between tokens: the brace closes the whole object, so every string
         # and value ends before them.
-        cut = suffix.rfind(_OBFUSCATION)
+        self.obfuscated = False  # learned from a block that ended in OpenAI's member
+        cut = suffix.rfind(OBFUSCATION)
         if cut > 0 and obfuscation_end(suffix, cut) is not None:
             suffix = suffix[:cut] + b"}"  # (learned from a block OpenAI padded)
+            self.obfuscated = True
         core = suffix[:-1]
         if suffix[-1:] != b"}" or core[-1:] in (b" ", b"\t"):
             # (a suffix that ends in a brace with no space before it, as most do, is
@@ -105,15 +141,16 @@ class Envelope:
                 core = b""
         self.suffix = suffix
         self.core = core
-        # the string token's slice: from the opening quote through the closing one
+        # the string token's slice: from the opening quote (with a gap: found in each
+        # block) through the closing one
         self.start = len(prefix) - 1
         self.stop = 1 - len(suffix)
         self.role = role
         self.slot = slot  # the call's index, for ARGUMENTS
         # what ``SSEWireDecoder._blocks`` reads (its ends, the slice of its string
         # token, what its suffix holds before a padded last brace, whether it holds
-        # arguments, its role, its slot), as one tuple: a call to gather them cost a
-        # learn 1,500 instructions (callgrind)
+        # arguments, its role, its slot, its gap, whether it was obfuscated), as one
+        # tuple: a call to gather them cost a learn 1,500 instructions (callgrind)
         self.fields: EnvelopeFields = (
             prefix,
             suffix,
@@ -123,17 +160,34 @@ class Envelope:
             role is ARGUMENTS,
             role,
             slot,
+            gap,
+            self.obfuscated,
         )
+
+    def opening(self, block: bytes) -> int:
+        """Where the string's opening quote is in ``block``, if the block opens with
+        this envelope's prefix (and a number and the gap after it); else -1."""
+        if not block.startswith(self.prefix):
+            return -1
+        if not self.gap:
+            return self.start
+        rest = block[len(self.prefix) :]
+        after = rest.lstrip(DIGITS)
+        digits = len(rest) - len(after)
+        if not digits or (digits > 1 and rest[:1] == b"0") or not after.startswith(self.gap):
+            return -1  # no JSON integer there, or other bytes after it
+        return len(block) - len(after) + len(self.gap) - 1
 
     def token(self, block: bytes) -> bytes | None:
         """The bytes between this envelope's ends in ``block``, through both quotes (not
         checked to be one string token), or None when ``block`` has other ends.
         (``SSEWireDecoder.feed`` does the same inline, on its hot path.)"""
-        if not block.startswith(self.prefix):
+        start = self.opening(block)
+        if start < 0:
             return None
-        if block.endswith(self.suffix):
-            return block[self.start : self.stop]
-        return padded_token(block, self.start, self.core) or None
+        if not self.obfuscated and block.endswith(self.suffix):
+            return block[start : self.stop]
+        return padded_token(block, start, self.core, self.obfuscated) or None
 
     def read(self, block: bytes) -> str | None:
         """The string in ``block`` if the block is this envelope around one, else None."""
@@ -172,9 +226,12 @@ def learn_envelope(
     role: Role,
     slot: int,
     read: Callable[[Any], Any],
+    number: bytes = b"",
 ) -> Envelope | None:
     """The envelope of ``block``, an SSE block whose data line was read strictly (no
-    repair) and whose member ``key`` was read as the string ``value``. None unless the
+    repair) and whose member ``key`` was read as the string ``value``. ``number``: the
+    key token and colon of a member whose integer value differs from message to
+    message and is never read (``Envelope.gap``). None unless the
     block has one data line, its last, holding the key exactly once, the string found
     there reads back as ``value``, and ``read`` (how the decoder took ``value`` out of
     the parsed data) finds a probe put in that string's place: the key may also have
@@ -255,4 +312,16 @@ def learn_envelope(
                 return None
         except Exception:  # the probe made the data unreadable there: not this member
             return None
-    return Envelope(prefix, suffix, role, slot)
+    gap = b""
+    if number and before.rfind(b"\\") < line:
+        # Without a backslash, every quote in the data line before the string delimits
+        # a string, so ``number`` found there is a key token, not text in a string
+        # (its quote cannot close one: a letter follows it). The envelope lets the
+        # integer after it differ: the decoder reads no member of that name.
+        at = prefix.find(number, line) + len(number)
+        if at >= len(number):
+            after = prefix[at:].lstrip(DIGITS)
+            digits = len(prefix) - at - len(after)
+            if digits and (digits == 1 or prefix[at] != 48) and after[:1] == b",":
+                prefix, gap = prefix[:at], after
+    return Envelope(prefix, suffix, role, slot, gap)

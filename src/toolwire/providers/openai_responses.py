@@ -15,11 +15,21 @@ from typing import Any
 
 from toolwire.assemble import CallAssembler
 from toolwire.providers.base import Raw, SSEWireDecoder, raw_text
+from toolwire.providers.envelope import ARGUMENTS, REASONING, TEXT, Role
 from toolwire.providers.openai_chat import openai_usage, usage_keys
 from toolwire.sse import SSEMessage
 
 _CALL_ITEMS = ("function_call",)
 _USAGE = usage_keys("input", "output")  # the Responses API's names of the counts
+
+# Every event holds its ``sequence_number``, which no two share and this decoder never
+# reads: a delta event's envelope lets it differ (``Envelope.gap``)
+_SEQUENCE = b'"sequence_number":'
+
+
+def _read_delta(event: Any) -> Any:
+    """How a delta event's string is read (for envelope learning)."""
+    return event["delta"]
 
 
 class OpenAIResponsesDecoder(SSEWireDecoder):
@@ -61,6 +71,18 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         except (AttributeError, TypeError, ValueError) as exc:  # a malformed event
             self.sink.message_lost(f"unreadable {kind} event: {exc}", raw_text(raw))
 
+    def _learn(self, event: dict[str, Any], role: Role, slot: int | None) -> None:
+        """A delta event whose every other member is read as it is in any event of the
+        same bytes (its type, item id and output index: what an envelope keeps) or
+        never read (its sequence number, which the envelope lets differ): its
+        envelope is learned once its role's count of slow readings is down."""
+        if type(event.get("delta")) is not str or slot is None:
+            return
+        if self.learning[role]:
+            self.learning[role] -= 1
+        else:
+            self.learn("delta", event["delta"], role, slot, _read_delta, number=_SEQUENCE)
+
     def _index(self, event: dict[str, Any]) -> int | None:
         index = event.get("output_index")
         if isinstance(index, int):
@@ -72,15 +94,20 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         sink = self.sink
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             self._texts.add(str(event.get("item_id")))
-            self.text(self.string_field(event, "delta", "", raw))
+            text = self.string_field(event, "delta", "", raw)
+            self._learn(event, TEXT, -1)
+            self.text(text)
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             self._texts.add(str(event.get("item_id")))
-            sink.reasoning(self.string_field(event, "delta", "", raw))
+            text = self.string_field(event, "delta", "", raw)
+            self._learn(event, REASONING, -1)
+            sink.reasoning(text)
         elif kind == "response.function_call_arguments.delta":
             index = self._index(event)
             if index in self._calls:
                 self._calls[index] = True
                 text = self.argument_text(event, "delta", "", raw, index)
+                self._learn(event, ARGUMENTS, index)
                 # the plain append where it needs no routing (as the other wires do)
                 if not sink.fast_arguments(index, text):
                     sink.tool(index, None, None, text)
