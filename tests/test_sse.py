@@ -140,3 +140,46 @@ def test_block_framing_reads_like_the_line_decoder(
     oracle, dec = LineDecoder(), SSEDecoder()
     assert [dec.feed(p) for p in pieces] == [oracle.feed(p) for p in pieces]
     assert dec.close() == oracle.close()
+
+
+# the pieces of CRLF streams: lines, their ends of every kind, a byte order mark
+_CRLF_ATOMS = [b"data: {}", b"data: x", b": c", b"id: 1", b"", b"\r\n", b"\r\n\r\n", b"\r", b"\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_CRLF_ATOMS) | st.binary(max_size=3), max_size=40).map(b"".join),
+    st.lists(st.integers(min_value=0, max_value=64), max_size=12),
+    st.booleans(),
+)
+@example(b"data: a\r\n\r\ndata: b\r\n\r\n", [9, 2], False)
+@example(b"data: a\n\ndata: b\r\n\r\n", [], False)  # a blank line of LFs
+@example(b"data: a\n\r\n\r\ndata: b\r\n\r\n", [], False)  # an LF before CRLF CRLF
+@example(b"data: a\n\r\n\r\ndata: b\r\n\r\n", [8], False)  # one across the pieces
+@example(b"data: a\r\n\r\n\r\ndata: b\r\n", [7, 2, 2], False)
+@example(b"data: a\r\ndata: b\r\n\r\n", [], False)
+def test_crlf_pieces_cut_as_they_are_give_the_blocks_of_their_lf_copies(
+    data: bytes, cuts: list[int], bom: bool
+) -> None:
+    """A piece whose every CR and LF is in a CRLF blank line is cut there without a
+    copy made LF (``SSEDecoder.splits_crlf``): in any split of any bytes (CRs at piece
+    ends, lone CRs and LFs, blank lines across pieces), the same blocks as with every
+    piece made LF first."""
+    from unittest import mock
+
+    if bom:
+        data = b"\xef\xbb\xbf" + data
+    pieces, at = [], 0
+    for cut in cuts:
+        pieces.append(data[at : at + cut])
+        at += cut
+    pieces.append(data[at:])
+
+    def blocks() -> list[list[bytes]]:
+        decoder = SSEDecoder()
+        out = [decoder.feed_blocks(piece) for piece in pieces]
+        return [*out, [decoder.close_block()]]
+
+    fast = blocks()
+    with mock.patch.object(SSEDecoder, "splits_crlf", False):
+        assert fast == blocks()

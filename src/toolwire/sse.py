@@ -11,7 +11,7 @@ long block that arrives in many pieces is joined once, when its end arrives.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 
 class SSEMessage(NamedTuple):
@@ -91,10 +91,14 @@ class SSEDecoder:
         # as an integer and pays for the TypeError, ``find`` parses its arguments from a
         # tuple (CPython 3.11, callgrind: about 2,300 / 1,300 / 750 instructions); the
         # copies ``partition`` makes where it finds a CR the replacing below makes anyway
+        pending = self._pending
         if chunk.partition(b"\r")[1]:
+            if self.splits_crlf:
+                blocks = self._crlf_blocks(chunk)
+                if blocks is not None:
+                    return blocks
             self._skip_lf = chunk.endswith(b"\r")
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        pending = self._pending
         if pending:
             # no blank line inside this piece, and none straddling the join with the last
             straddles = chunk[:1] == b"\n" and pending[-1].endswith(b"\n")
@@ -107,6 +111,32 @@ class SSEDecoder:
         # (nothing pending: split at once, one pass over the piece where a search first
         # made two: 2 K instructions of a 1 KB stream fed whole, callgrind)
         blocks = chunk.split(b"\n\n")
+        tail = blocks.pop()
+        if tail:
+            pending.append(tail)
+        return blocks
+
+    # whether a piece of CRLF lines is cut at its blank lines as it is (``_crlf_blocks``;
+    # off: every piece with a CR is made LF first, for tests)
+    splits_crlf: ClassVar[bool] = True
+
+    def _crlf_blocks(self, chunk: bytes) -> list[bytes] | None:
+        """``feed_blocks``' blocks of a piece whose every CR and LF is in a blank line
+        (CRLF CRLF), as Gemini writes: cut there, they are the blocks its LF copy
+        gives, with no copy made (the two ``replace`` calls cost a 2.5 MB stream fed
+        in 4 KB pieces 4.6 ms, the floor's 8.4). None for any other piece, and where
+        a blank line may straddle the join with the piece before."""
+        pending = self._pending
+        if pending and pending[-1][-1:] == b"\n":
+            return None
+        blocks = chunk.split(b"\r\n\r\n")
+        lines = 2 * len(blocks) - 2  # the CRs (and LFs) of the blank lines cut at
+        if chunk.count(b"\r") != lines or chunk.count(b"\n") != lines:
+            return None
+        if pending:
+            pending.append(blocks[0])
+            blocks[0] = b"".join(pending)
+            pending.clear()
         tail = blocks.pop()
         if tail:
             pending.append(tail)

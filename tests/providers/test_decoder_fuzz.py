@@ -10,6 +10,7 @@ Then every encoder (stream and whole body) takes the decoded events without rais
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -173,10 +174,31 @@ def same_without(
     from unittest import mock
 
     split = rng.randrange(1 << 30)
-    fast = split_events(seed, data, random.Random(split))
+    fast = fed_events(seed, data, random.Random(split))
     with mock.patch.object(cls, flag, False):
-        slow = split_events(seed, data, random.Random(split))
+        slow = fed_events(seed, data, random.Random(split))
     assert fast == slow, f"{seed.name} seed {number}: {data!r}"
+
+
+def fed_events(seed: WireSeed, data: bytes | str, rng: random.Random) -> list[list[Event]]:
+    """The events each ``feed`` (and the ``close``) gives, as ``split_events`` cuts
+    ``data``, each run of text deltas joined (a decoder may hand on the text of the
+    messages one ``feed`` reads as one delta)."""
+    parser = StreamParser(seed.format, [WEATHER])
+    out = [joined_text(parser.feed(piece)) for piece in pieces(rng, data)]
+    return [*out, joined_text(parser.close())]
+
+
+def joined_text(events: list[Event]) -> list[Event]:
+    """``events`` with each run of text deltas as one: a decoder may hand on the text
+    of the messages one ``feed`` reads as one delta."""
+    out: list[Event] = []
+    for event in events:
+        if type(event) is TextDelta and out and type(out[-1]) is TextDelta:
+            out[-1] = TextDelta(out[-1].text + event.text)
+        else:
+            out.append(event)
+    return out
 
 
 def split_events(seed: WireSeed, data: bytes | str, rng: random.Random) -> list[Event]:
@@ -291,3 +313,176 @@ def test_object_streams_take_pieces_of_any_bytes_type() -> None:
         gemini.feed(make(b'{"candidates":[{"content":{"parts":[{"text":"hi"}]}}]}\n'))
         gemini.close()
         assert [getattr(e, "text", None) for e in gemini.sink.drain()] == ["hi"]
+
+
+# -- the fast paths of the long streams (issue 15 §3), against the paths they skip -----
+
+
+def _mixed_line_ends(rng: random.Random, text: bytes) -> bytes:
+    """``text`` with each LF made LF, CRLF or CR: one style for all, or mixed."""
+    style = rng.choice((b"\n", b"\r\n", b"\r", None))
+    if style is not None:
+        return text.replace(b"\n", style)
+    lines = text.split(b"\n")
+    out = [lines[0]]
+    for line in lines[1:]:
+        out += [rng.choice((b"\n", b"\r\n", b"\r")), line]
+    return b"".join(out)
+
+
+def _long_mixed_stream(
+    rng: random.Random, plain: list[bytes], odd: list[bytes], between: bytes
+) -> bytes:
+    """Many plain messages with odd ones among them, sometimes cut off at the end."""
+    messages = [rng.choice(plain) for _ in range(rng.randint(0, 40))]
+    for _ in range(rng.randint(0, 6)):
+        messages.insert(rng.randint(0, len(messages)), rng.choice(odd))
+    data = b"".join(m + between for m in messages)
+    if rng.random() < 0.2:
+        data = data[: rng.randint(0, len(data))]
+    return data
+
+
+def _gemini_block(text: str, usage: object = None, **extra: object) -> bytes:
+    chunk: dict[str, object] = {
+        "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "index": 0}],
+        "responseId": "r7",
+    }
+    if usage is not None:
+        chunk["usageMetadata"] = usage
+    chunk.update(extra)
+    return b"data: " + json.dumps(chunk, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+GEMINI_PLAIN = [
+    _gemini_block("def f(x):", {"promptTokenCount": 3, "candidatesTokenCount": 1}),
+    _gemini_block("    return x", {"promptTokenCount": 3, "candidatesTokenCount": 2}),
+    _gemini_block("Zürich ☃ "),
+    _gemini_block("", {"candidatesTokenCount": 4, "thoughtsTokenCount": 2}),
+]
+# blocks the fast paths must leave to ``on_chunk`` or the SSE reading, or read as it
+GEMINI_ODD = [
+    b'data: {"error":{"code":500,"message":"busy"}}',
+    b'data: {"error":null,"candidates":[{"content":{"parts":[{"text":"n"}]}}]}',
+    _gemini_block("end.", {"promptTokenCount": 9}).replace(
+        b'"index": 0', b'"index": 0, "finishReason": "STOP"'
+    ),
+    _gemini_block("bad", None).replace(b'"index": 0', b'"finishReason": "MALFORMED_FUNCTION_CALL"'),
+    b'data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_weather",'
+    b'"args":{"city":"Oslo","days":18446744073709551616}}}]},"index":0}]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"hm","thought":true}]}}]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"s","thoughtSignature":"c2ln"}]}}]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"a"},{"text":"b"}]}}]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"x","extra":1}]}}]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":5}]}}]}',
+    b'data: {"candidates":[{"content":{"parts":{"text":"d"}}}]}',
+    b'data: {"candidates":[{"content":{"parts":["t"]}}]}',
+    b'data: {"candidates":[{"content":["parts"]}]}',
+    b'data: {"candidates":{"c":{"content":{"parts":[{"text":"e"}]}}}}',
+    b'data: {"candidates":"c"}',
+    b'data: {"candidates":[]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"i1"}]},"index":1}]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"f"}]},"index":false}]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"g"}]},"index":0.0}]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"h"}]}},{"content":{}}]}',
+    _gemini_block("u1", [1]),
+    _gemini_block("u2", {"promptTokenCount": True, "candidatesTokenCount": "3"}),
+    _gemini_block("u3", {}),
+    _gemini_block("n", None, usageMetadata=None),
+    b'data: {"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":6}}',
+    b'data: {"usageMetadata":{"promptTokenCount":7},"responseId":"r8"}',
+    _gemini_block("p", None, promptFeedback={"blockReason": "SAFETY"}),
+    _gemini_block("q", None, responseId=5),
+    _gemini_block("lone \ud800"),
+    b'data: {"candidates":[{"content":{"parts":[{"text":"\xff\xfe"}]}}]}',
+    b": keep-alive",
+    b'data:{"candidates":[{"content":{"parts":[{"text":"nospace"}]}}]}',
+    b'event: message\ndata: {"candidates":[{"content":{"parts":[{"text":"ev"}]}}]}',
+    b'id: 4\ndata: {"candidates":[{"content":{"parts":[{"text":"id"}]}}]}',
+    b'data: {"candidates":[{"content":\ndata: {"parts":[{"text":"two lines"}]}}]}',
+    b'data: {"candidates":\n[]}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":"sp"}]}}]}  \t',
+    b"data: [DONE]",
+    b"data: 5",
+    b"data: {'candidates': [{'content': {'parts': [{'text': 'python'}]}}]}",
+    b"data: ",
+]
+
+
+def _gemini_stream(rng: random.Random) -> bytes:
+    data = _long_mixed_stream(rng, GEMINI_PLAIN, GEMINI_ODD, b"\n\n")
+    return _mixed_line_ends(rng, data)
+
+
+@pytest.mark.parametrize("flag", ["reads_text", "reads_bytes"])
+def test_gemini_chunks_read_apart_give_what_on_chunk_gives(flag: str) -> None:
+    """Gemini's SSE blocks are parsed from their bytes (``reads_bytes``), and a chunk
+    holding nothing but one part's text skips ``on_chunk``, its usage made a Usage
+    once, at the end (``reads_text``); every event, in any split of long streams of
+    such chunks with odd blocks among them (and of mutated seeds), line ends of every
+    kind, must be what the path each flag turns on replaces gives (text deltas of one
+    ``feed`` may come joined)."""
+    from toolwire.providers import GeminiDecoder
+
+    seed = next(s for s in SEEDS if s.name == "gemini-sse")
+
+    def case(rng: random.Random, number: int) -> None:
+        data = fuzzed_stream(seed, rng) if number % 5 == 4 else _gemini_stream(rng)
+        same_without(seed, data, rng, GeminiDecoder, flag, number)
+
+    assert run_budgeted(INPUTS, SECONDS, case) >= 20
+
+
+def _ollama_line(content: object, **extra: object) -> bytes:
+    chunk = {"model": "qwen3", "created_at": "2025-01-01T00:00:00Z"}
+    chunk |= {"message": {"role": "assistant", "content": content}, "done": False}
+    chunk.update(extra)
+    return json.dumps(chunk, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+OLLAMA_PLAIN = [_ollama_line("def f(x):"), _ollama_line(" Zürich ☃"), _ollama_line("")]
+OLLAMA_ODD = [
+    b'{"error":"model not found"}',
+    _ollama_line("e", error=None),
+    _ollama_line("t", thinking="top"),
+    _ollama_line("r", response="gen"),
+    _ollama_line("", done=True, done_reason="stop", prompt_eval_count=3, eval_count=4),
+    _ollama_line("d", done=None),
+    b'{"message":{"role":"assistant","content":"m","thinking":"hm"},"done":false}',
+    b'{"message":{"role":"assistant","content":"","tool_calls":[{"function":'
+    b'{"name":"get_weather","arguments":{"city":"Oslo"}}}]},"done":false}',
+    b'{"message":{"role":"assistant","tool_calls":null},"done":false}',
+    _ollama_line(5),
+    _ollama_line(None),
+    b'{"message":"text","done":false}',
+    b'{"done":false}',
+    b'{"model":"other","created_at":"x","message":{"content":"first"}}',
+    _ollama_line("lone \ud800"),
+    b'{"message":{"role":"assistant","content":"\xff"},"done":false}',
+    b'{"message":{"content":"a"}}{"message":{"content":"b"}}',
+    b'{"message":{"content":\n"over two lines"}}',
+    b"   \t",
+    b"junk",
+    b"[1, 2]",
+    b'  {"message":{"content":"padded"}}  ',
+]
+
+
+@pytest.mark.parametrize("seed", [s for s in SEEDS if s.name == "ollama"], ids=lambda s: s.name)
+def test_ollama_text_chunks_read_apart_give_what_on_chunk_gives(seed: WireSeed) -> None:
+    """An Ollama chunk holding nothing but message text skips ``on_chunk``
+    (``OllamaDecoder.reads_text``); every event, in any split of long streams of such
+    lines with odd lines among them (and of mutated seeds), must be what ``on_chunk``
+    gives (text deltas of one ``feed`` may come joined)."""
+    from toolwire.providers import OllamaDecoder
+
+    def case(rng: random.Random, number: int) -> None:
+        if number % 5 == 4:
+            data = fuzzed_stream(seed, rng)
+        else:
+            data = _long_mixed_stream(rng, OLLAMA_PLAIN, OLLAMA_ODD, b"\n")
+            if rng.random() < 0.3:
+                data = data.replace(b"\n", b"\r\n")
+        same_without(seed, data, rng, OllamaDecoder, "reads_text", number)
+
+    assert run_budgeted(INPUTS, SECONDS, case) >= 20

@@ -8,11 +8,13 @@ The last object has ``"done": true`` with ``done_reason`` and the token counts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
+
+import orjson
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
-from toolwire.providers.base import JsonStreamDecoder, token_count
+from toolwire.providers.base import JsonStreamDecoder, Raw, raw_text, token_count
 
 
 class OllamaDecoder(JsonStreamDecoder):
@@ -31,13 +33,77 @@ class OllamaDecoder(JsonStreamDecoder):
     def close(self) -> None:
         self.close_objects()
 
-    def on_chunk(self, chunk: dict[str, Any], raw: str) -> None:
+    # whether a chunk that holds text and nothing else skips ``on_chunk`` (off: every
+    # chunk goes through it, for tests)
+    reads_text: ClassVar[bool] = True
+
+    def read_lines(self, lines: list[bytes]) -> int:
+        """``JsonStreamDecoder.read_lines``, where a chunk that holds nothing but text
+        (almost every chunk) is read here, its text joined to that of the chunks
+        before it (handed on before any other chunk is read, and at the end): what
+        ``on_chunk`` makes of it, without the calls. (10,000 content
+        deltas: 1.7-2.5x the floor's time, 4.0-4.7x through ``on_chunk``, bench_stream.py)"""
+        if not self.reads_text:
+            return super().read_lines(lines)
+        loads = orjson.loads
+        run: list[str] = []
+        keep = run.append
+        seed = self._seed
+        read = len(lines)
+        for line in lines:
+            try:
+                chunk = loads(line)
+            except orjson.JSONDecodeError:
+                if line.strip(b" \t\r"):
+                    # (a line's reading depends on its bytes alone: no line before
+                    # it is the same, ``index`` finds this one)
+                    read = lines.index(line)
+                    break
+                continue
+            if type(chunk) is not dict:
+                read = lines.index(line)
+                break
+            # (what ``on_chunk`` reads, looked for one by one: comparing key sets
+            # cost 2.5 ms more of the 10,000 lines, whose floor is 4.5)
+            if (
+                "error" not in chunk
+                and "thinking" not in chunk
+                and "response" not in chunk
+                and chunk.get("done") is not True
+            ):
+                message = chunk.get("message")
+                if (
+                    type(message) is dict
+                    and "thinking" not in message
+                    and "tool_calls" not in message
+                ):
+                    content = message.get("content")
+                    if type(content) is str:
+                        if seed is None:
+                            seed = self._seed = self.seed_of(chunk)
+                        keep(content)  # (empty or not: ``text_run`` hands on no "")
+                        continue
+            if run:
+                self.text_run(run)
+                run.clear()
+            self.dispatch(chunk, line.strip(b" \t\r"))
+            seed = self._seed
+        if run:
+            self.text_run(run)
+        return read
+
+    @staticmethod
+    def seed_of(chunk: dict[str, Any]) -> str:
+        """The seed of the ids of calls sent without one: the stream's first chunk's."""
+        return f"{chunk.get('model', '')}:{chunk.get('created_at', '')}"
+
+    def on_chunk(self, chunk: dict[str, Any], raw: Raw) -> None:
         sink = self.sink
         if self._seed is None:
-            self._seed = f"{chunk.get('model', '')}:{chunk.get('created_at', '')}"
+            self._seed = self.seed_of(chunk)
         error = chunk.get("error")
         if error is not None:
-            sink.error(f"the upstream sent an error: {error}", raw)
+            sink.error(f"the upstream sent an error: {error}", raw_text(raw))
             sink.set_finish_reason("error")
             self.finished = True
             return
@@ -60,7 +126,7 @@ class OllamaDecoder(JsonStreamDecoder):
             sink.set_finish_reason(reason if isinstance(reason, str) and reason else "stop")
             self.finished = True
 
-    def on_message(self, message: dict[str, Any], chunk: dict[str, Any], raw: str) -> None:
+    def on_message(self, message: dict[str, Any], chunk: dict[str, Any], raw: Raw) -> None:
         """``chunk``'s ``message`` (``chunk`` read from ``raw``)."""
         if "thinking" in message:
             self.sink.reasoning(self.string_field(message, "thinking", "message", raw))
