@@ -182,3 +182,36 @@ def test_sse_decoder_alone_still_replaces() -> None:
 
     (message,) = SSEDecoder().feed(b"data: a" + BAD + b"b\n\n")
     assert message.data == "a\ufffdb"
+
+
+def gemini_sse(arguments: bytes, text: bytes = b"") -> bytes:
+    parts = b'{"text":"' + text + b'"},' if text else b""
+    return (
+        b'data: {"candidates":[{"content":{"parts":[' + parts + b'{"functionCall":{"name":"f",'
+        b'"args":' + arguments + b'}}],"role":"model"},"index":0}],"responseId":"r"}\r\n\r\n'
+        b'data: {"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},'
+        b'"finishReason":"STOP","index":0}]}\r\n\r\n'
+    )
+
+
+def test_invalid_bytes_in_a_gemini_sse_call_F29() -> None:
+    """Gemini's SSE framing names the repair as its JSON framing does."""
+    for wire in (gemini_sse(b'{"city": "Z' + BAD + b'rich"}'), gemini_array()):
+        result = parse_stream(wire, "gemini")
+        (call,) = result.calls
+        assert (call.status, call.arguments) == ("repaired", {"city": "Z\ufffdrich"})
+        assert "invalid_utf8" in call.repairs
+        for seed in range(10):
+            assert in_reads(wire, "gemini", seed).to_dict() == result.to_dict()
+    result = parse_stream(gemini_sse('{"q": "\ufffd"}'.encode(), b"ok" + BAD), "gemini")
+    (call,) = result.calls
+    assert (call.status, call.arguments) == ("complete", {"q": "\ufffd"})
+    assert result.text == "ok\ufffd"
+
+
+def gemini_array() -> bytes:
+    """The first chunk of ``gemini_sse`` in Gemini's JSON-array framing."""
+    return (
+        b'[{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":'
+        b'{"city": "Z' + BAD + b'rich"}}}],"role":"model"},"index":0}],"responseId":"r"}]'
+    )

@@ -20,6 +20,7 @@ import orjson
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
+from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
 from toolwire.providers.base import JsonStreamDecoder, Raw, raw_text, token_count
 from toolwire.sse import SSEDecoder
 
@@ -162,7 +163,13 @@ class GeminiDecoder(JsonStreamDecoder):
                     run.clear()
                 if usage is not None:
                     self._usage_meta, usage = usage, None
-                self._on_text(message.data)
+                marker = None
+                if REPLACEMENT in message.data:  # bytes that were not UTF-8? (F29)
+                    marked, marker = mark_invalid_utf8(block)
+                    if marker is not None:
+                        message = self._sse.message(marked) or message
+                with self.marked_bytes(marker):
+                    self._on_text(message.data)
                 response_id = self._response_id
         if run:
             self.text_run(run)
