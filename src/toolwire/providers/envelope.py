@@ -141,9 +141,10 @@ class Envelope:
                 core = b""
         self.suffix = suffix
         self.core = core
-        # the string token's slice: from the opening quote (with a gap: found in each
-        # block) through the closing one
-        self.start = len(prefix) - 1
+        # the string token's slice: from the opening quote (with a gap, where it is
+        # after a number of no digits: each block's digits are added) through the
+        # closing one
+        self.start = len(prefix) + len(gap) - 1
         self.stop = 1 - len(suffix)
         self.role = role
         self.slot = slot  # the call's index, for ARGUMENTS
@@ -176,7 +177,7 @@ class Envelope:
         digits = len(rest) - len(after)
         if not digits or (digits > 1 and rest[:1] == b"0") or not after.startswith(self.gap):
             return -1  # no JSON integer there, or other bytes after it
-        return len(block) - len(after) + len(self.gap) - 1
+        return self.start + digits
 
     def token(self, block: bytes) -> bytes | None:
         """The bytes between this envelope's ends in ``block``, through both quotes (not
