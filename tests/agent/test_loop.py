@@ -216,7 +216,7 @@ async def test_stream_batches_text_and_reports_calls_turns_and_the_end(sink: Mem
     # each piece in a read of its own (a decoder hands on the text of one read as one
     # delta): the agent, not the decoder, must batch them by size
     first, second = call_stream("add", ['{"a": 1, "b": 2}'], "tool_calls"), text_stream(pieces)
-    with serve(first, second, chunk_delay=0.03) as up:
+    with serve(first, second, chunk_delay=0.05) as up:
         agent = make_agent(up, sink, text_size=150, text_interval=3600.0)
         events = [event async for event in agent.stream("go")]
     kinds = [type(e).__name__ for e in events]
