@@ -15,6 +15,7 @@ from weather import WEATHER_CITY_OPTIONAL as WEATHER
 
 from toolwire.events import ArgumentsDelta, Event, ReasoningDelta, StreamResult, TextDelta
 from toolwire.parser import StreamParser
+from toolwire.providers import base
 from toolwire.providers.anthropic import AnthropicDecoder
 from toolwire.providers.base import SSEWireDecoder
 from toolwire.providers.envelope import (
@@ -1024,3 +1025,77 @@ def test_responses_deltas_are_read_by_envelopes() -> None:
     result = StreamResult.collect(events)
     assert result.calls[0].arguments == {"city": "Os" * 100}
     assert result.text == "Hi" * 100
+
+
+def responses_events(*events: str) -> bytes:
+    return b"".join(b"data: " + event.encode() + b"\n\n" for event in events)
+
+
+def assert_read_as_the_slow_way(data: bytes) -> list[Event]:
+    with no_envelopes():
+        slow, slow_events = parse(data, [], "openai-responses")
+    fast, fast_events = parse(data, [], "openai-responses")
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+    return fast_events
+
+
+def test_an_argument_delta_found_by_its_item_id_alone_learns_no_envelope() -> None:
+    """A delta without ``output_index`` belongs to the call its item id names now; an
+    item added again at another index moves it there (review 14, F1): an envelope,
+    which keeps the slot it learned, must not read such deltas."""
+    item = '"item":{"type":"function_call","id":"fc0","call_id":"c%d","name":"get_weather"}'
+    delta = '{"type":"response.function_call_arguments.delta","sequence_number":%d,'
+    delta += '"item_id":"fc0","delta":"%s"}'
+    data = responses_events(
+        '{"type":"response.output_item.added","sequence_number":0,"output_index":0,%s}'
+        % (item % 0),
+        delta % (1, '{\\"city\\":'),
+        delta % (2, '\\"Os'),
+        '{"type":"response.output_item.added","sequence_number":3,"output_index":1,%s}'
+        % (item % 1),
+        delta % (4, 'lo\\"}'),
+        '{"type":"response.completed","sequence_number":5,"response":{"status":"completed"}}',
+    )
+    events = assert_read_as_the_slow_way(data)
+    args, _, _ = streamed_text(events)
+    assert args == {0: '{"city":"Os', 1: 'lo"}'}
+
+
+def test_a_sequence_number_inside_a_value_is_not_let_differ() -> None:
+    """Only the message's own ``sequence_number`` may differ in the blocks an envelope
+    reads; one nested in a value the decoder reads (the item id of a text delta, which
+    decides whether a message item sent whole is read again) may not (review 14, F2)."""
+    delta = '{"type":"response.output_text.delta","item_id":{"sequence_number":%d,"k":0},'
+    delta += '"output_index":2,"delta":"%s"}'
+    whole = "{'sequence_number': 2, 'k': 0}"
+    data = responses_events(
+        delta % (1, "a"),
+        delta % (2, "b"),
+        '{"type":"response.output_item.done","output_index":2,"item":{"type":"message",'
+        f'"id":"{whole}","content":[{{"type":"output_text","text":"WHOLE"}}]}}}}',
+        '{"type":"response.completed","response":{"status":"completed"}}',
+    )
+    events = assert_read_as_the_slow_way(data)
+    assert streamed_text(events)[1] == "ab"
+
+
+def test_blocks_no_envelope_can_be_learned_from_stop_the_learning() -> None:
+    """Each try searches the block: a stream whose blocks never give an envelope (an
+    ``id:`` line in each) stops trying after a few (review 14, F3)."""
+    event = 'id: %d\ndata: {"type":"response.output_text.delta","sequence_number":%d,'
+    event += '"item_id":"m","output_index":0,"content_index":0,"delta":"ab"}\n\n'
+    data = "".join(event % (i, i) for i in range(200)).encode()
+    tries: list[bytes] = []
+
+    def learning(block: bytes, *args: Any) -> Envelope | None:
+        tries.append(block)
+        return learn_envelope(block, *args)
+
+    parser = StreamParser("openai-responses", [WEATHER])
+    with mock.patch.object(base, "learn_envelope", learning):
+        events = parser.feed(data) + parser.close()
+    assert len(tries) <= 6
+    decoder = parser._decoder
+    assert isinstance(decoder, SSEWireDecoder) and decoder._learned == 0
+    assert StreamResult.collect(events).text == "ab" * 200

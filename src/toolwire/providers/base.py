@@ -241,7 +241,7 @@ class WireDecoder(ABC):
 
 _ROLES = len(Role)  # (an enum's len is a Python call: counted once)
 
-# envelopes a decoder may learn beyond the blocks they matched: a server that changes
+# envelopes a decoder may learn (or try to) beyond the blocks they matched: a server that changes
 # its bytes every message (a random field, a per-message id) soon stops the learning
 _SPARE_LEARNINGS = 4
 
@@ -268,6 +268,7 @@ class SSEWireDecoder(WireDecoder):
     _block = b""  # the block being read the slow way, for ``learn``
     _hits = 0  # blocks read by their envelope
     _learned = 0  # envelopes learned
+    _missed = 0  # blocks no envelope could be learned from
     _parsed = False  # fed parsed messages: no block to learn an envelope from
     _pads = False  # the decoder found the stream pads its messages (``padded_heads``)
 
@@ -536,7 +537,7 @@ class SSEWireDecoder(WireDecoder):
         shape (else it is searched for); ``number``: the key token and colon of a member
         whose integer may differ in the blocks the envelope reads (``Envelope.gap``)."""
         if (
-            self._learned > _SPARE_LEARNINGS + self._hits
+            self._learned + self._missed > _SPARE_LEARNINGS + self._hits
             or self.sink.invalid_utf8 is not None
             or self._parsed
             or self.repaired  # (read after repairs: its bytes are not what it means)
@@ -556,6 +557,9 @@ class SSEWireDecoder(WireDecoder):
         if envelope is not None:
             self._envelope = envelope
             self._learned += 1
+        else:  # (each costs a search of the block: a stream whose blocks never give
+            # one, an ``id:`` line in each, soon stops trying)
+            self._missed += 1
 
     def dispatch(self, message: SSEMessage) -> None:
         try:

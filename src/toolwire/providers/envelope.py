@@ -317,12 +317,21 @@ def learn_envelope(
     if number and before.rfind(b"\\") < line:
         # Without a backslash, every quote in the data line before the string delimits
         # a string, so ``number`` found there is a key token, not text in a string
-        # (its quote cannot close one: a letter follows it). The envelope lets the
-        # integer after it differ: the decoder reads no member of that name.
-        at = prefix.find(number, line) + len(number)
-        if at >= len(number):
+        # (its quote cannot close one: a letter follows it), and the brackets between
+        # the strings say how deep it sits. The envelope lets the integer after it
+        # differ where it is a member of the message itself: the decoder reads no
+        # member of that name there (one nested in a value it reads may matter).
+        member = prefix.find(number, line)
+        if member >= 0 and _depth(prefix[line:member]) == 1:
+            at = member + len(number)
             after = prefix[at:].lstrip(DIGITS)
-            digits = len(prefix) - at - len(after)
-            if digits and (digits == 1 or prefix[at] != 48) and after[:1] == b",":
+            if at < len(prefix) - len(after) and after[:1] == b",":
                 prefix, gap = prefix[:at], after
     return Envelope(prefix, suffix, role, slot, gap)
+
+
+def _depth(data: bytes) -> int:
+    """How deep the end of ``data``, JSON with no backslash, sits in objects and arrays
+    (each quote delimits a string: what lies between every other pair is outside)."""
+    outside = data.split(b'"')[::2]
+    return sum(p.count(b"{") + p.count(b"[") - p.count(b"}") - p.count(b"]") for p in outside)

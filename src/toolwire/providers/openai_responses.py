@@ -75,8 +75,13 @@ class OpenAIResponsesDecoder(SSEWireDecoder):
         """A delta event whose every other member is read as it is in any event of the
         same bytes (its type, item id and output index: what an envelope keeps) or
         never read (its sequence number, which the envelope lets differ): its
-        envelope is learned once its role's count of slow readings is down."""
+        envelope is learned once its role's count of slow readings is down. Argument
+        deltas only where their own ``output_index`` names the call: one found by its
+        item id alone may belong to another call later (an item added again at
+        another index), and an envelope keeps the slot it learned."""
         if type(event.get("delta")) is not str or slot is None:
+            return
+        if role is ARGUMENTS and type(event.get("output_index")) is not int:
             return
         if self.learning[role]:
             self.learning[role] -= 1
