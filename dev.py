@@ -27,7 +27,12 @@ STAMP = VENV / ".toolwire-installed"
 
 def run(*cmd: str | Path, check: bool = True) -> int:
     print("+", " ".join(str(c) for c in cmd), flush=True)
-    return subprocess.run([str(c) for c in cmd], cwd=ROOT, check=check).returncode
+    try:
+        return subprocess.run([str(c) for c in cmd], cwd=ROOT, check=check).returncode
+    except FileNotFoundError:
+        raise SystemExit(f"dev.py: {cmd[0]} is not installed (needed for this command)") from None
+    except subprocess.CalledProcessError as exc:  # (its own output said why)
+        raise SystemExit(f"dev.py: {cmd[0]} failed with exit status {exc.returncode}") from None
 
 
 def ensure_env() -> None:
@@ -88,11 +93,10 @@ def main(argv: list[str]) -> int:
             failed |= run(PY, script, *rest, check=False)
         return 1 if failed else 0
     if command == "lock":
-        return run(
-            "uv", "pip", "compile", "pyproject.toml", "--universal", "--python-version", "3.11",
-            "--extra", "dev", "--extra", "bench", "--extra", "mcp", "--extra", "otel",
-            "--extra", "demo", "-o", "requirements.lock", "-q",
-        )
+        extras = ("dev", "bench", "mcp", "otel", "demo")
+        compile_ = ("uv", "pip", "compile", "pyproject.toml", "--universal", "--python-version")
+        each = [arg for name in extras for arg in ("--extra", name)]
+        return run(*compile_, "3.11", *each, "-o", "requirements.lock", "-q")
     print(__doc__)
     return 0 if command in ("help", "-h", "--help") else 2
 
