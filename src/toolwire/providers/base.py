@@ -250,8 +250,6 @@ _SPARE_LEARNINGS = 4
 # first (a failed compare on every block cost a short stream 5%)
 _NO_ENVELOPE: EnvelopeFields = (b"\0", b"\0", 0, 0, b"", False, None, -1, b"", False)
 
-_NONE = (b"", b"", b"")  # what ``rpartition`` gives where it finds nothing
-
 
 class SSEWireDecoder(WireDecoder):
     """A wire format framed as Server-Sent Events.
@@ -342,30 +340,35 @@ class SSEWireDecoder(WireDecoder):
                     else:
                         rest = b""  # (not one string token: read the slow way)
                 # What reads at all is a str: it opens with "
+                # (``padded_token``, written out on what follows the prefix: its call
+                # cost a padded delta ~700 instructions more, callgrind; the token is
+                # sliced from the block through the core's opening quote, not joined
+                # from quotes and the body: ~50 ns less a block)
                 if not obfuscated and rest.removesuffix(suffix) is not rest:
                     token = block[at:stop]
-                elif core:  # the same ends but for the padding around the last brace,
-                    # or for OpenAI's obfuscation member before it? (``padded_token``,
-                    # written out on what follows the prefix: its call cost a padded
-                    # delta ~700 instructions more, callgrind)
-                    # (the token sliced from the block, through the core's opening quote,
-                    # not joined from quotes and the body: ~50 ns less a block)
-                    body, member, tail = rest.rpartition(OBFUSCATION) if obfuscated else _NONE
+                elif (
+                    obfuscated
+                    and (parts := rest.rpartition(OBFUSCATION))[1]
                     # (a value of letters and digits, as OpenAI writes it, is plain
                     # without the match: ~500 instructions less a block, callgrind)
-                    if member and (
-                        ((plain := tail.removesuffix(b'"}')) is not tail and plain.isalnum())
-                        or obfuscation_value_end(tail)
-                    ):
-                        text = body.removesuffix(core)
-                        token = block[at : len(text) + at + 2] if text is not body else b""
-                    else:
-                        body, closed, tail = rest.rpartition(core)
-                        token = (
-                            block[at : len(body) + at + 2]
-                            if closed and (tail.strip(b" \t") == b"}" or obfuscation_end(tail))
-                            else b""
+                    and (
+                        (
+                            (plain := parts[2].removesuffix(b'"}')) is not parts[2]
+                            and plain.isalnum()
                         )
+                        or obfuscation_value_end(parts[2])
+                    )
+                ):  # the string, then the core, then OpenAI's obfuscation member
+                    text = parts[0].removesuffix(core)
+                    token = block[at : len(text) + at + 2] if text is not parts[0] else b""
+                elif core:  # the same ends but for the padding around the last brace,
+                    # or for OpenAI's obfuscation member before it?
+                    body, closed, tail = rest.rpartition(core)
+                    token = (
+                        block[at : len(body) + at + 2]
+                        if closed and (tail.strip(b" \t") == b"}" or obfuscation_end(tail))
+                        else b""
+                    )
                 else:
                     token = b""  # (no padding read: not one string token)
                 try:
