@@ -541,3 +541,37 @@ def test_openai_chunks_in_any_split_give_the_same_calls_F3_F8_F15(
     result = parse_stream(openai_chunks(split, finish), "openai-chat")
     assert result.to_dict() == reference.to_dict(), split
     assert summary(reference.calls) == summary(calls_of(whole, finish))
+
+
+# -- review of wt-split (2026-12-05) ------------------------------------------------------
+
+
+def test_a_string_after_a_python_style_value_is_read_as_a_json_string_F12_F15() -> None:
+    """After a value with Python's single quotes in an earlier delta, the scanner keeps
+    its last string's quote kind; the cuts read the next string as a JSON one: the
+    same calls as the finer split, and no text lost to a snapshot reading inside one
+    delta (F7)."""
+    first = [HEADER, (0, None, "f", "{'p':1}")]
+    one = summary(calls_of([*first, (0, None, "f", '"q"{"b":2}')]))
+    two = summary(calls_of([*first, (0, None, "f", '"q"'), (0, None, "f", '{"b":2}')]))
+    assert one == two
+    first = [HEADER, (0, None, "f", "{'a':1}")]
+    sent = "\"'{'a':1}\"'"
+    calls = calls_of([*first, (0, None, "f", sent)])
+    assert "".join(c.raw_arguments for c in calls) == "{'a':1}" + sent
+    assert all("cumulative_snapshots" not in c.repairs for c in calls)
+    assert summary(calls) == summary(calls_of([*first, *((0, None, "f", ch) for ch in sent)]))
+
+
+def test_a_call_renamed_by_every_delta_takes_linear_time_F8_F22() -> None:
+    """Each other name is recorded once as a conflict (F8), in a set: searching the
+    call's errors for it cost quadratic time (40,000 renaming deltas: 8 s)."""
+    asm = CallAssembler()
+    asm.tool(0, "c1", "f", '{"a": "')
+    start = time.perf_counter()
+    for i in range(40_000):
+        asm.tool(0, None, f"g{i}", "x")
+    asm.end()
+    assert time.perf_counter() - start < 5.0
+    (call,) = StreamResult.collect(asm.drain()).calls
+    assert len([e for e in call.errors if "conflicting names" in e]) == 40_000

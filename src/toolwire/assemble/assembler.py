@@ -119,6 +119,7 @@ class _Slot:
     __slots__ = (
         "checked",
         "closed",
+        "conflicts",
         "cumulative",
         "delimited",
         "errors",
@@ -155,6 +156,8 @@ class _Slot:
         # it goes where the text after it goes, with a new call's if that opens one,
         # else (or at the end) to this call: the same in any split (F15, review 9 F4)
         self.held: list[str] | None = None
+        # the other names a fragment gave this call, each recorded once as a conflict
+        self.conflicts: set[str] | None = None
         self.parts: list[str] = []
         self.size = 0
         # whether the value so far is whole (F3), made once a routing decision needs
@@ -488,9 +491,15 @@ class CallAssembler:
                 if slot.name is None:
                     slot.name = name
                 else:  # set once (F8): a different name is a conflict, never a merge
-                    conflict = f"conflicting names for one call: {slot.name!r} and {name!r}"
-                    if conflict not in slot.errors:  # (once, however the text was cut)
-                        slot.errors.append(conflict)
+                    # (once a name, however the text was cut: a set, not a search of
+                    # the errors, which cost a call renamed each delta quadratic time)
+                    if slot.conflicts is None:
+                        slot.conflicts = set()
+                    if name not in slot.conflicts:
+                        slot.conflicts.add(name)
+                        slot.errors.append(
+                            f"conflicting names for one call: {slot.name!r} and {name!r}"
+                        )
             if not slot.started_event and slot.name is not None:
                 slot.started_event = True
                 self.events.append(CallStarted(slot.number, slot.id, slot.name))
@@ -501,7 +510,9 @@ class CallAssembler:
                 return
             if isinstance(arguments, str):
                 if arguments:  # (a call's first fragment often has none: no call for it)
-                    self._append(slot, arguments)
+                    # (a piece after a cut repeats nothing: only a fragment's start
+                    # may be a snapshot, F7)
+                    self._append(slot, arguments, repeats=not at)
             else:
                 # F10: an object instead of a JSON string; it replaces, like a snapshot
                 slot.snapshot = None
@@ -927,7 +938,9 @@ class CallAssembler:
         """``text`` holds the marker of bytes that were not UTF-8 (F29)."""
         return self.invalid_utf8 is not None and self.invalid_utf8 in text
 
-    def _append(self, slot: _Slot, text: str) -> None:
+    def _append(self, slot: _Slot, text: str, repeats: bool = True) -> None:
+        """``text`` appended to ``slot``'s arguments. ``repeats=False``: a piece of a
+        fragment after its start, which is never read as a snapshot (F7)."""
         if not text:
             return
         if slot.closed:
@@ -937,13 +950,13 @@ class CallAssembler:
         if slot.snapshot is not None:
             self._append_undecided(slot, text)
             return
-        if slot.object_value is not NOT_GIVEN and not self._is_snapshot(slot, text):
+        if slot.object_value is not NOT_GIVEN and not (repeats and self._is_snapshot(slot, text)):
             # Text after arguments that came as an object (an Anthropic block started
             # with a non-empty input, then input deltas): the object alone is no longer
             # what the call says; the text, both together, is read, and its damage named.
             slot.object_value = NOT_GIVEN
         size = slot.size
-        if slot.cumulative or self._is_snapshot(slot, text):
+        if slot.cumulative or (repeats and self._is_snapshot(slot, text)):
             if not slot.cumulative:
                 if may_become_json(slot.raw() + text):
                     self._undecided(slot, text)

@@ -153,7 +153,9 @@ def value_cuts(scan: JsonScanner, text: str, renamed: bool = False) -> list[int]
     cuts: list[int] = []
     depth = scan.depth
     in_string = scan.in_string
-    single = scan.single_quoted
+    # (the scanner keeps the flag of its last string after it closed: only an open
+    # string's counts here)
+    single = scan.single_quoted and in_string
     started = scan.started
     python = scan.python_strings
     pos = 1 if scan.escape and in_string else 0
@@ -187,7 +189,7 @@ def value_cuts(scan: JsonScanner, text: str, renamed: bool = False) -> list[int]
                 break
             i = m.start()
             if text[i] == '"':  # a string outside any value: not structure
-                in_string = True
+                in_string, single = True, False
             else:
                 if started:
                     cut = pos + len(text[pos:i].rstrip())
