@@ -501,8 +501,7 @@ class CallAssembler:
                             f"conflicting names for one call: {slot.name!r} and {name!r}"
                         )
             if not slot.started_event and slot.name is not None:
-                slot.started_event = True
-                self.events.append(CallStarted(slot.number, slot.id, slot.name))
+                self._start(slot)
             if arguments is None:
                 if raw is not None:
                     slot.snapshot = None
@@ -933,6 +932,17 @@ class CallAssembler:
         text = "".join(slot.held or ())
         slot.held = None
         self._append(slot, text)
+
+    def _start(self, slot: _Slot) -> None:
+        """The call's ``CallStarted``, once it has a name, and the text that came
+        before it (a call named after its first text): what a call streams is its
+        raw arguments, nothing less. (While plain text and snapshots both fit, the
+        text shown before; ``_decide`` shows the rest.)"""
+        slot.started_event = True
+        self.events.append(CallStarted(slot.number, slot.id, slot.name or ""))
+        end = slot.size if slot.snapshot is None else slot.shown
+        if end:
+            self.events.append(ArgumentsDelta(slot.number, slot.raw()[:end]))
 
     def _marked(self, text: str) -> bool:
         """``text`` holds the marker of bytes that were not UTF-8 (F29)."""
