@@ -575,3 +575,37 @@ def test_a_call_renamed_by_every_delta_takes_linear_time_F8_F22() -> None:
     assert time.perf_counter() - start < 5.0
     (call,) = StreamResult.collect(asm.drain()).calls
     assert len([e for e in call.errors if "conflicting names" in e]) == 40_000
+
+
+# -- review of wt-split's two commits (A, B): split-dependences they brought -------------
+
+
+def test_blank_text_that_first_names_a_call_is_held_as_in_two_deltas_F4_F15() -> None:
+    """A call with an id and text but no name, then blank text that names it, then a
+    value with the name. In two deltas the second blank came after the name the first
+    gave and was held for the next call (review 9 F4); in one delta it was the first
+    call's text: the same hold for both, and the name waits with the text (the call
+    the value opens takes both, as with the name and the value in one delta)."""
+    for blank in (" ", "\n", "\u2028"):
+        results = []
+        for pieces in ([blank * 2], [blank, blank], [blank * 2 + '{"b":2}']):
+            fragments: list[Fragment] = [(0, "c1", None, '{"a":1}')]
+            fragments += [(0, None, "f", p) for p in pieces]
+            if len(pieces[-1]) <= 2:
+                fragments.append((0, None, "f", '{"b":2}'))
+            results.append(summary(calls_of(fragments)))
+        assert results[0] == results[1] == results[2], blank
+        first, second = results[0]
+        assert first[:4] == ("c1", "", '{"a":1}', "invalid")  # never named
+        assert second[:3] == (None, "f", blank * 2 + '{"b":2}')
+    # blank text that no value follows: the call's own, with the name
+    for pieces in (["  "], [" ", " "]):
+        tails: list[list[Fragment]] = [[], [(0, None, "f", "x")], [(0, None, None, "")]]
+        for tail in tails:
+            fragments = [(0, "c1", None, '{"a":1}'), *((0, None, "f", p) for p in pieces)]
+            (call,) = calls_of(fragments + tail)
+            assert (call.id, call.name, call.raw_arguments) == (
+                "c1",
+                "f",
+                '{"a":1}  ' + "".join(t for *_, t in tail),
+            )

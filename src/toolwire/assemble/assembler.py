@@ -12,7 +12,8 @@ tool or, with a name, opens a second value after a whole one (F3, F19); a name t
 comes alone after a whole value counts for the next fragment that opens one (the
 name and that text in one fragment or two: the same calls, F15), and blank text after
 it is held until the text after it says which call it goes to (the new call's if that
-opens one, else the one before). Named text is read as the fragments it would be if
+opens one, else the one before); so is blank text that first names a call whose value
+is whole, and the name with it. Named text is read as the fragments it would be if
 cut wherever a value opens after a whole one (the white space just before it goes
 with it) and where blank text ends it after a whole value: ``}{`` in one delta or two,
 the same calls (F15); text between two values stays with the first, where the ladder
@@ -125,6 +126,7 @@ class _Slot:
         "errors",
         "finished",
         "held",
+        "held_name",
         "id",
         "index",
         "name",
@@ -156,6 +158,9 @@ class _Slot:
         # it goes where the text after it goes, with a new call's if that opens one,
         # else (or at the end) to this call: the same in any split (F15, review 9 F4)
         self.held: list[str] | None = None
+        # the held text gave the call its name (it had none): the name goes where the
+        # text goes, so the call is not started before (one delta or two, F15)
+        self.held_name = False
         # the other names a fragment gave this call, each recorded once as a conflict
         self.conflicts: set[str] | None = None
         self.parts: list[str] = []
@@ -473,6 +478,7 @@ class CallAssembler:
                 and not arguments.strip()
             ):
                 slot.held = [arguments]  # (see ``_Slot.held``)
+                slot.held_name = slot.name is None
                 self._holding = True
                 arguments = ""
             if slot.next_name is not None and not _blank(arguments):
@@ -500,7 +506,7 @@ class CallAssembler:
                         slot.errors.append(
                             f"conflicting names for one call: {slot.name!r} and {name!r}"
                         )
-            if not slot.started_event and slot.name is not None:
+            if not slot.started_event and slot.name is not None and not slot.held_name:
                 self._start(slot)
             if arguments is None:
                 if raw is not None:
@@ -805,7 +811,7 @@ class CallAssembler:
             if self._starts_new_call(slot, name, arguments, repeats):
                 return self._new_slot(index, None)
             if (
-                name == slot.name
+                (name == slot.name or (slot.name is None and arguments))
                 and slot.size
                 and not slot.delimited
                 and _blank(arguments)
@@ -814,7 +820,9 @@ class CallAssembler:
                 # after a whole value, the header of a next call whose text comes in the
                 # next deltas (OpenAI sends it so), or a name repeated on every chunk
                 # (F8): only text that opens a second value tells them apart, as it
-                # does with the name in the same fragment (F15)
+                # does with the name in the same fragment (F15). So too blank text
+                # that first names the call: in two deltas the second would come
+                # after the name the first gave (its name waits with it, ``held_name``)
                 slot.next_name = name
                 return slot
         elif slot.next_name is not None and self._starts_new_call(slot, slot.next_name, arguments):
@@ -923,6 +931,9 @@ class CallAssembler:
         ):
             held = "".join(holder.held or ())
             holder.held = None
+            if holder.held_name:  # (the name came with the text: the new call's)
+                holder.name = None
+                holder.held_name = False
             return held + (arguments or "")
         self._release(holder)
         return arguments
@@ -932,6 +943,9 @@ class CallAssembler:
         text = "".join(slot.held or ())
         slot.held = None
         self._append(slot, text)
+        if slot.held_name:  # the name came with the text: the call's too
+            slot.held_name = False
+            self._start(slot)
 
     def _start(self, slot: _Slot) -> None:
         """The call's ``CallStarted``, once it has a name, and the text that came
