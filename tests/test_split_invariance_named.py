@@ -25,7 +25,8 @@ from toolwire.assemble import CallAssembler
 from toolwire.events import ArgumentsDelta, StreamResult, ToolCall
 from toolwire.parser import parse_stream
 
-Fragment = tuple[int | None, str | None, str | None, str]
+# (index, id, name, arguments: text, or an object as some servers send them, F10)
+Fragment = tuple[int | None, str | None, str | None, Any]
 
 
 def assemble(fragments: list[Fragment], finish: str = "tool_calls") -> CallAssembler:
@@ -609,3 +610,28 @@ def test_blank_text_that_first_names_a_call_is_held_as_in_two_deltas_F4_F15() ->
                 "f",
                 '{"a":1}  ' + "".join(t for *_, t in tail),
             )
+
+
+def test_named_text_after_object_arguments_is_cut_as_finer_deltas_would_be_F10_F15() -> None:
+    """Arguments that came as an object (F10), then named text. The text was never cut
+    after an object, yet its first delta made the call one of text, which later deltas
+    were cut against: white space ending ``{} \\n`` was held for the next call in
+    ``{`` + ``} \\n`` but not in one delta (B), and ``{}{"z":0}`` was one call in one
+    delta, two in finer ones (main too). Cut as after the object's JSON: the first
+    piece is more of the object's call, as alone; the same calls in every split."""
+    header: Fragment = (0, "c1", "f", {"o": 1})
+    for text, tail, expected in (
+        ("{} \n", '{"z":0}', [('{"o":1}{}', "invalid"), (' \n{"z":0}', "complete")]),
+        ('{}{"z":0}', "", [('{"o":1}{}', "invalid"), ('{"z":0}', "complete")]),
+        (' {"z":0}\t', "", [('{"o":1} {"z":0}\t', "invalid")]),
+    ):
+        results = set()
+        for pieces in every_split(text):
+            fragments = [header, *((0, None, "f", p) for p in pieces)]
+            if tail:
+                fragments.append((0, None, "f", tail))
+            results.add(tuple((c[2], c[3]) for c in summary(calls_of(fragments))))
+        assert results == {tuple(expected)}, text
+    # text that repeats the object's JSON is still a snapshot (F7), never cut
+    (call,) = calls_of([header, (0, None, "f", '{"o":1}{"z":0}')])
+    assert (call.raw_arguments, call.repairs) == ('{"o":1}{"z":0}', ("cumulative_snapshots",))

@@ -881,8 +881,11 @@ class CallAssembler:
     def _cuts(self, slot: _Slot, text: str, name: str) -> list[int]:
         """Where named ``text`` for ``slot`` is cut (``jsonscan.value_cuts``): nowhere
         in text of the slot's name that holds no bracket and ends in none of white
-        space (most), nor where the slot's text may be snapshots (F7) or came as an
-        object (F10): only a fragment's edge can tell those."""
+        space (most), nor where the slot's text may be snapshots (F7): only a
+        fragment's edge can tell those. After arguments that came as an object (F10)
+        the text is cut as after their JSON: its first piece is more of that call
+        (``_starts_new_call``), as the same text alone would be, and makes the call
+        one of text, which the pieces after it find, as deltas of their own would."""
         # (another name for a call whose value is not whole: a conflict, see
         # ``_route``; text after the value's end is another call's)
         renamed = slot.name is not None and slot.name != name
@@ -894,7 +897,6 @@ class CallAssembler:
             slot.delimited
             or slot.cumulative
             or slot.snapshot is not None
-            or slot.object_value is not NOT_GIVEN
             or self._is_snapshot(slot, text)
         ):
             return []
