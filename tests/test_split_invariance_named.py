@@ -635,3 +635,106 @@ def test_named_text_after_object_arguments_is_cut_as_finer_deltas_would_be_F10_F
     # text that repeats the object's JSON is still a snapshot (F7), never cut
     (call,) = calls_of([header, (0, None, "f", '{"o":1}{"z":0}')])
     assert (call.raw_arguments, call.repairs) == ('{"o":1}{"z":0}', ("cumulative_snapshots",))
+
+
+# -- the property over scripts of named and unnamed deltas, ids and objects -------------
+
+OBJECT, ARRAY = "\x00object", "\x00array"  # (made numbered objects, F10: never cut)
+BLANKS = [" ", "\n", "\t", "\u2028", "\u00a0", " \n", "  ", "\u2028\u2028"]
+PIECE = st.one_of(
+    st.sampled_from(['{"#":1}', '["#"]', '{"#":"}{"}', "{'#':'}{'}", '{"#":[1,{}]}']),
+    st.sampled_from(BLANKS),
+    st.sampled_from([",", "x", "}{", "]", '"s"', "'"]),
+    st.sampled_from(["{", "}", "[", '"', ":1", '{"q":']),
+)
+TEXT = st.lists(PIECE, min_size=1, max_size=4).map("".join)
+ARGUMENTS = st.one_of(
+    TEXT,
+    TEXT.flatmap(lambda t: st.integers(0, len(t) - 1).map(lambda start: t[start:])),
+    st.sampled_from(BLANKS),
+    st.sampled_from(["", OBJECT, ARRAY]),
+)
+DELTA = st.tuples(
+    st.one_of(st.none(), st.none(), st.none(), st.sampled_from(["c1", "c2", "c3"])),
+    st.sampled_from([None, "f", "f", "g"]),
+    ARGUMENTS,
+)
+
+
+def numbered(arguments: str, keys: Any) -> Any:
+    """The script's arguments with each ``#`` a key of its own: no delta repeats its
+    call so far, which only a delta's start could make a snapshot (F7)."""
+    if arguments == OBJECT:
+        return {f"#{next(keys)}": 1}
+    if arguments == ARRAY:
+        return [f"#{next(keys)}"]
+    return re.sub("#", lambda _: f"#{next(keys)}", arguments)
+
+
+def outcome(fragments: list[Fragment], finish: str) -> tuple[list[tuple[Any, ...]], bool]:
+    """Each call's id, name, raw arguments, status, repairs, arguments, errors and
+    the text streamed for it; and whether the stream may hold snapshots (F7, F28)."""
+    asm = assemble(fragments, finish)
+    events = asm.drain()
+    streamed: dict[int, str] = {}
+    for e in events:
+        if isinstance(e, ArgumentsDelta):
+            streamed[e.slot] = streamed.get(e.slot, "") + e.text
+    calls = StreamResult.collect(events).calls
+    return [
+        (*row, c.arguments, c.errors, streamed.get(c.slot, ""))
+        for row, c in zip(summary(calls), calls, strict=True)
+    ], read_snapshots(asm)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from([0, None]),
+    st.sampled_from(["f", None]),
+    st.sampled_from(["", OBJECT, '{"#":0}', '["#", {}]']),
+    st.lists(DELTA, min_size=1, max_size=6),
+    st.data(),
+    st.sampled_from(["tool_calls", "length"]),
+)
+def test_any_script_in_any_split_gives_the_same_calls_F3_F4_F8_F10_F15(
+    index: int | None,
+    first_name: str | None,
+    first: str,
+    script: list[tuple[str | None, str | None, str]],
+    data: st.DataObject,
+    finish: str,
+) -> None:
+    """A first call (id ``c1``, named or not, with text, an object or nothing), then
+    deltas with or without an id (known or new), a name (the call's or another) or
+    none, and text (values, ``}{`` joins, separators, pieces of values, blanks of
+    JSON and others: U+2028, U+00A0), objects (F10) or nothing. Each text delta cut
+    anywhere, each piece with the delta's index, id and name: the same calls, ids,
+    names, raw arguments, statuses, repairs, arguments, errors and streamed text.
+
+    Left out, as main reads them so too: a delta with an id no earlier delta gave,
+    cut inside or just after the blank text it starts with. Blank text alone with a
+    new id is adopted by a call without one whose value is whole (a late id), and
+    the value after it is then more of that call; in one delta the value opens the
+    new id's call (F3): ``{"a":1}`` without id, then `` {"b":2}`` with ``c2``."""
+    keys = itertools.count()
+    whole: list[Fragment] = [(index, "c1", first_name, numbered(first, keys))]
+    whole += [(index, id, name, numbered(text, keys)) for id, name, text in script]
+    split: list[Fragment] = []
+    ids: set[str] = set()
+    for fragment in whole:
+        _, id, _, text = fragment
+        if not isinstance(text, str) or len(text) < 2:
+            split.append(fragment)
+        else:
+            # (the first place a cut may be: see above)
+            lowest = 1 + (len(text) - len(text.lstrip()) if id is not None and id not in ids else 0)
+            cuts = st.sets(st.integers(lowest, len(text) - 1)) if lowest < len(text) else None
+            points = data.draw(cuts) if cuts is not None else set()
+            edges = [0, *sorted(points), len(text)]
+            split += [(*fragment[:3], text[a:b]) for a, b in itertools.pairwise(edges) if b > a]
+        if id is not None:
+            ids.add(id)
+    reference, snapshots = outcome(whole, finish)
+    calls, split_snapshots = outcome(split, finish)
+    assume(not (snapshots or split_snapshots))
+    assert calls == reference, split
