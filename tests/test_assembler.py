@@ -234,6 +234,23 @@ def test_event_order_started_deltas_finished_then_stream_finished() -> None:
     assert kinds == [CallStarted, ArgumentsDelta, ArgumentsDelta, CallFinished, StreamFinished]
 
 
+def test_a_call_named_after_its_first_text_streams_that_text_too() -> None:
+    """The name comes after argument text (alone or with more text): the text before
+    it is streamed after ``CallStarted`` too, so what a call streams is its raw
+    arguments (it was lost: a client saw ``"x"}`` of ``{"path": "x"}``)."""
+    for tail in ([(0, None, "read_file", "")], [(0, None, "read_file", '"x"}')]):
+        asm = CallAssembler([READ])
+        asm.tool(0, "a", None, '{"path": ')
+        for fragment in tail:
+            asm.tool(*fragment)
+        asm.end()
+        events = asm.drain()
+        (call,) = StreamResult.collect(events).calls
+        streamed = "".join(e.text for e in events if isinstance(e, ArgumentsDelta))
+        assert streamed == call.raw_arguments == '{"path": ' + tail[0][3]
+        assert [type(e) for e in events[:2]] == [CallStarted, ArgumentsDelta]
+
+
 def test_arguments_after_finish_are_reported_not_lost() -> None:
     asm = CallAssembler([READ])
     asm.tool(0, "a", "read_file", "{}")

@@ -10,14 +10,22 @@ that slot has none yet; a fragment without id goes to its index's slot (0 is an 
 F20), or, without index, to the most recent open slot (F4), unless it names another
 tool or, with a name, opens a second value after a whole one (F3, F19); a name that
 comes alone after a whole value counts for the next fragment that opens one (the
-name and that text in one fragment or two: the same calls, F15). Other text with
+name and that text in one fragment or two: the same calls, F15), and blank text after
+it is held until the text after it says which call it goes to (the new call's if that
+opens one, else the one before); so is blank text that first names a call whose value
+is whole, and the name with it. Named text is read as the fragments it would be if
+cut wherever a value opens after a whole one (the white space just before it goes
+with it) and where blank text ends it after a whole value: ``}{`` in one delta or two,
+the same calls (F15); text between two values stays with the first, where the ladder
+names it (``trailing_comma``, ``surrounding_text``). Other text with
 neither id nor name is always more of its call, a second value too ({..}{..}, which
 the ladder refuses): the calls never depend on how the text was chunked (F15), and a
 call is never cut at a guessed boundary to make one part runnable. Name and id are set
 once; a different name for the same call is recorded as a conflict, never concatenated
 (F8).
 Cumulative snapshots are detected and latched per slot; only the new suffix is kept
-(F7). Plain text may look like snapshots too (a whitespace-led delta after a blank
+(F7); only a fragment's start may repeat its call so far, never a piece of named text
+after a cut. Plain text may look like snapshots too (a whitespace-led delta after a blank
 one); while both readings fit, the slot keeps the plain text, shows no new argument
 text, and takes the snapshot reading only once the plain one cannot become JSON: a
 plain concatenation that parses is never read as anything else.
@@ -30,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
-from toolwire.assemble.jsonscan import JsonScanner
+from toolwire.assemble.jsonscan import JsonScanner, value_cuts
 from toolwire.assemble.partialjson import PartialJson
 from toolwire.events import (
     ArgumentsDelta,
@@ -112,10 +120,13 @@ class _Slot:
     __slots__ = (
         "checked",
         "closed",
+        "conflicts",
         "cumulative",
         "delimited",
         "errors",
         "finished",
+        "held",
+        "held_name",
         "id",
         "index",
         "name",
@@ -143,6 +154,15 @@ class _Slot:
         # call without an id): the next fragment here that opens a second value after a
         # whole one starts a new call of this name, as it would with the name in it (F15)
         self.next_name: str | None = None
+        # blank text that came after such a name, or after a whole value with a name:
+        # it goes where the text after it goes, with a new call's if that opens one,
+        # else (or at the end) to this call: the same in any split (F15, review 9 F4)
+        self.held: list[str] | None = None
+        # the held text gave the call its name (it had none): the name goes where the
+        # text goes, so the call is not started before (one delta or two, F15)
+        self.held_name = False
+        # the other names a fragment gave this call, each recorded once as a conflict
+        self.conflicts: set[str] | None = None
         self.parts: list[str] = []
         self.size = 0
         # whether the value so far is whole (F3), made once a routing decision needs
@@ -220,6 +240,8 @@ class CallAssembler:
         # called before a finish reason closes open calls: a text extractor in front of
         # a provider decoder flushes first, so its open calls are judged by it (F1)
         self.before_finish: Callable[[], None] | None = None
+        # a slot held blank text once (``_Slot.held``): until then no fragment looks
+        self._holding = False
         self._calls_made = 0
         self._calls_cut = 0  # calls that came out truncated
         # set by a decoder while it reads a message whose bytes that were not UTF-8
@@ -396,50 +418,126 @@ class CallAssembler:
             id = None
         if not isinstance(name, str) or not name:
             name = None
+        # (the general path in a method of its own: its locals would cost every call
+        # of this one, the fast paths' above too)
+        self._fragment(index, id, name, arguments, repairs, snapshots, unreadable, delimited, raw)
+
+    def _fragment(
+        self,
+        index: int | None,
+        id: str | None,
+        name: str | None,
+        arguments: _Arguments,
+        repairs: Iterable[str],
+        snapshots: bool,
+        unreadable: str,
+        delimited: bool,
+        raw: str | None,
+    ) -> None:
+        """``tool``'s general path: the fragment routed, and cut where named text
+        goes on after its call's value is whole."""
         replaced = False
+        sent = ""  # the argument text as sent, before its marker became U+FFFD (F29)
         if self.invalid_utf8 is not None:
             id = id and self._unmarked(id)
             name = name and self._unmarked(name)
+            if isinstance(arguments, str):
+                sent = arguments
             arguments, replaced = self._unmarked_arguments(arguments)
             raw = raw and self._unmarked(raw)
+        holder = self._holder(index) if self._holding else None
+        made = len(self._slots)
         slot = self._route(index, id, name, arguments, delimited)
-        if slot.next_name is not None and not _blank(arguments):
-            slot.next_name = None  # more of this call: no new call starts here now
-        if not snapshots:
-            slot.snapshots = False
-        if delimited:
-            slot.delimited = True
-        if repairs:
-            slot.repairs.extend(repairs)
-        if unreadable:
-            slot.unreadable = unreadable
-        if replaced and "invalid_utf8" not in slot.repairs:
-            slot.repairs.append("invalid_utf8")
-        if name is not None and slot.name != name:
-            if slot.name is None:
-                slot.name = name
-            else:  # set once (F8): a different name is a conflict, never a merge
-                slot.errors.append(f"conflicting names for one call: {slot.name!r} and {name!r}")
-        if not slot.started_event and slot.name is not None:
-            slot.started_event = True
-            self.events.append(CallStarted(slot.number, slot.id, slot.name))
-        if arguments is None:
-            if raw is not None:
+        cuts = None
+        if (
+            name is not None
+            and id is None
+            and type(arguments) is str
+            and raw is None
+            and not (repairs or unreadable or delimited)
+        ):
+            # named text that goes on after its call's value is whole is cut where a
+            # value opens after it, and where white space ends it: each piece goes
+            # where it would go as a fragment of its own with the name (F3, F15;
+            # review 9 F5, review 13 #9)
+            cuts = self._cuts(slot, arguments, name)
+            if cuts:
+                text, cuts = arguments, [*cuts, len(arguments)]
+                arguments = text[: cuts[0]]
+                if sent:  # (the marker is one character, as its replacement)
+                    replaced = self._marked(sent[: cuts[0]])
+        at = 0  # the piece of ``cuts`` taken
+        while True:
+            if holder is not None:
+                arguments = self._held_first(holder, slot, made, id, name, arguments)
+            elif (
+                slot.next_name is not None
+                and id is None
+                and type(arguments) is str
+                and arguments
+                and not arguments.strip()
+            ):
+                slot.held = [arguments]  # (see ``_Slot.held``)
+                slot.held_name = slot.name is None
+                self._holding = True
+                arguments = ""
+            if slot.next_name is not None and not _blank(arguments):
+                slot.next_name = None  # more of this call: no new call starts here now
+            if not snapshots:
+                slot.snapshots = False
+            if delimited:
+                slot.delimited = True
+            if repairs:
+                slot.repairs.extend(repairs)
+            if unreadable:
+                slot.unreadable = unreadable
+            if replaced and "invalid_utf8" not in slot.repairs:
+                slot.repairs.append("invalid_utf8")
+            if name is not None and slot.name != name:
+                if slot.name is None:
+                    slot.name = name
+                else:  # set once (F8): a different name is a conflict, never a merge
+                    # (once a name, however the text was cut: a set, not a search of
+                    # the errors, which cost a call renamed each delta quadratic time)
+                    if slot.conflicts is None:
+                        slot.conflicts = set()
+                    if name not in slot.conflicts:
+                        slot.conflicts.add(name)
+                        slot.errors.append(
+                            f"conflicting names for one call: {slot.name!r} and {name!r}"
+                        )
+            if not slot.started_event and slot.name is not None and not slot.held_name:
+                self._start(slot)
+            if arguments is None:
+                if raw is not None:
+                    slot.snapshot = None
+                    slot.restart(raw)
+                return
+            if isinstance(arguments, str):
+                if arguments:  # (a call's first fragment often has none: no call for it)
+                    # (a piece after a cut repeats nothing: only a fragment's start
+                    # may be a snapshot, F7)
+                    self._append(slot, arguments, repeats=not at)
+            else:
+                # F10: an object instead of a JSON string; it replaces, like a snapshot
                 slot.snapshot = None
-                slot.restart(raw)
-            return
-        if isinstance(arguments, str):
-            if arguments:  # (a call's first fragment often has none: no call for it)
-                self._append(slot, arguments)
-        else:
-            # F10: an object instead of a JSON string; it replaces, like a snapshot
-            slot.snapshot = None
-            slot.object_value = arguments
-            text = dumps(arguments)  # big integers, lone surrogates: orjson refuses them
-            kept = text if raw is None else raw
-            slot.restart(kept)
-            if slot.started_event:
-                self.events.append(ArgumentsDelta(slot.number, text))
+                slot.object_value = arguments
+                text = dumps(arguments)  # big integers, lone surrogates: orjson refuses them
+                kept = text if raw is None else raw
+                slot.restart(kept)
+                if slot.started_event:
+                    self.events.append(ArgumentsDelta(slot.number, text))
+            if not cuts or at + 1 == len(cuts):
+                return
+            # the next piece, routed as a fragment of its own, but never taken for a
+            # snapshot: nothing within one fragment repeats it (F7 is a fragment's)
+            start, at = cuts[at], at + 1
+            arguments = text[start : cuts[at]]
+            if sent:
+                replaced = self._marked(sent[start : cuts[at]])
+            holder = self._holder(index) if self._holding else None
+            made = len(self._slots)
+            slot = self._route(index, None, name, arguments, False, False)
 
     def whole_call(
         self,
@@ -572,6 +670,8 @@ class CallAssembler:
         if slot is None and index is not None:
             slot = self._by_index.get(index)
         if slot is not None and not slot.closed:
+            if slot.held is not None:
+                self._release(slot)  # (before the close: a closed call takes no text)
             slot.closed = True
             if not wait_for_finish:
                 self._finish_slot(slot, truncated=truncated)
@@ -669,7 +769,10 @@ class CallAssembler:
         name: str | None,
         arguments: object,
         delimited: bool = False,
+        repeats: bool = True,
     ) -> _Slot:
+        """The slot a fragment goes to. ``repeats=False``: the text is a piece of a
+        fragment after its start, which can repeat nothing (F7)."""
         if id is not None:
             slot = self._by_id.get(id)
             # a source that marks where calls end may reuse an id (a model writing
@@ -705,10 +808,10 @@ class CallAssembler:
         # were it split where a delta opens one, one delta holding two values would give
         # one call and two deltas two (F15); the ladder refuses the {..}{..} (F3)
         if name is not None:
-            if self._starts_new_call(slot, name, arguments):
+            if self._starts_new_call(slot, name, arguments, repeats):
                 return self._new_slot(index, None)
             if (
-                name == slot.name
+                (name == slot.name or (slot.name is None and arguments))
                 and slot.size
                 and not slot.delimited
                 and _blank(arguments)
@@ -717,14 +820,18 @@ class CallAssembler:
                 # after a whole value, the header of a next call whose text comes in the
                 # next deltas (OpenAI sends it so), or a name repeated on every chunk
                 # (F8): only text that opens a second value tells them apart, as it
-                # does with the name in the same fragment (F15)
+                # does with the name in the same fragment (F15). So too blank text
+                # that first names the call: in two deltas the second would come
+                # after the name the first gave (its name waits with it, ``held_name``)
                 slot.next_name = name
                 return slot
         elif slot.next_name is not None and self._starts_new_call(slot, slot.next_name, arguments):
             return self._new_slot(index, None, slot.next_name)
         return slot
 
-    def _starts_new_call(self, slot: _Slot, name: str | None, arguments: object) -> bool:
+    def _starts_new_call(
+        self, slot: _Slot, name: str | None, arguments: object, repeats: bool = True
+    ) -> bool:
         """A fragment that carries a name, or an id the slot lacks, and cannot belong
         to ``slot``: the slot's value is whole and the fragment names another tool or
         opens a second value. Never two names merged (F3, F19)."""
@@ -740,7 +847,7 @@ class CallAssembler:
             return renamed  # arguments came whole (F10): only another name is another call
         if not slot.size:
             return False  # nothing yet: the fragment continues this call
-        if opens and not renamed and self._is_snapshot(slot, arguments):
+        if opens and not renamed and repeats and self._is_snapshot(slot, arguments):
             return False  # a repeat of what came so far (F7), not a new value
         return self._scanned(slot).balanced
 
@@ -752,6 +859,16 @@ class CallAssembler:
             return False
         if slot.snapshot is not None:
             return text.startswith(slot.snapshot)
+        if slot.held is not None:
+            # blank text held after the value (``_Slot.held``) came so far too: a
+            # snapshot repeats it (F7). (Joined only for text that repeats the value:
+            # such text takes the held text along, so each held text is joined once,
+            # never once per blank fragment held, which would be quadratic, F22.)
+            if not (len(text) > slot.size and text.startswith(slot.raw())):
+                return False
+            held = "".join(slot.held)
+            slot.held = [held]
+            return text.startswith(held, slot.size)
         # the first part before the whole text (a call and maybe a join): most text
         # repeats nothing, and then rarely even its first part (~600 instructions
         # less per routed delta, callgrind)
@@ -761,7 +878,95 @@ class CallAssembler:
             and text.startswith(slot.raw())
         )
 
-    def _append(self, slot: _Slot, text: str) -> None:
+    def _cuts(self, slot: _Slot, text: str, name: str) -> list[int]:
+        """Where named ``text`` for ``slot`` is cut (``jsonscan.value_cuts``): nowhere
+        in text of the slot's name that holds no bracket and ends in none of white
+        space (most), nor where the slot's text may be snapshots (F7): only a
+        fragment's edge can tell those. After arguments that came as an object (F10)
+        the text is cut as after their JSON: its first piece is more of that call
+        (``_starts_new_call``), as the same text alone would be, and makes the call
+        one of text, which the pieces after it find, as deltas of their own would."""
+        # (another name for a call whose value is not whole: a conflict, see
+        # ``_route``; text after the value's end is another call's)
+        renamed = slot.name is not None and slot.name != name
+        if not (
+            renamed or "{" in text or "[" in text or (text[-1:].isspace() and not text.isspace())
+        ):
+            return []
+        if (
+            slot.delimited
+            or slot.cumulative
+            or slot.snapshot is not None
+            or self._is_snapshot(slot, text)
+        ):
+            return []
+        return value_cuts(self._scanned(slot), text, renamed)
+
+    def _holder(self, index: int | None) -> _Slot | None:
+        """The slot a fragment at ``index`` would go to, if it holds blank text."""
+        slot = self._by_index.get(index) if index is not None else self._open
+        return slot if slot is not None and slot.held is not None else None
+
+    def _held_first(
+        self,
+        holder: _Slot,
+        slot: _Slot,
+        made: int,
+        id: str | None,
+        name: str | None,
+        arguments: Any,
+    ) -> Any:
+        """Blank text ``holder`` held goes where the fragment routed to ``slot``
+        goes: more blank text for it is held too; a new call of the name it waits
+        for (``_Slot.next_name``) takes it first in its text; anywhere else it is
+        the holder's. Returns the fragment's arguments, with the held text first."""
+        if slot is holder:
+            if id is None and holder.next_name is not None and _blank(arguments):
+                if not arguments:
+                    return arguments  # (None: a name alone, with no text to hold)
+                holder.held.append(arguments)  # type: ignore[union-attr]
+                return ""
+        elif (
+            len(self._slots) > made
+            and (name is None or name == holder.next_name)
+            and (arguments is None or isinstance(arguments, str))
+        ):
+            held = "".join(holder.held or ())
+            holder.held = None
+            if holder.held_name:  # (the name came with the text: the new call's)
+                holder.name = None
+                holder.held_name = False
+            return held + (arguments or "")
+        self._release(holder)
+        return arguments
+
+    def _release(self, slot: _Slot) -> None:
+        """The call takes the blank text it held (``_Slot.held``)."""
+        text = "".join(slot.held or ())
+        slot.held = None
+        self._append(slot, text)
+        if slot.held_name:  # the name came with the text: the call's too
+            slot.held_name = False
+            self._start(slot)
+
+    def _start(self, slot: _Slot) -> None:
+        """The call's ``CallStarted``, once it has a name, and the text that came
+        before it (a call named after its first text): what a call streams is its
+        raw arguments, nothing less. (While plain text and snapshots both fit, the
+        text shown before; ``_decide`` shows the rest.)"""
+        slot.started_event = True
+        self.events.append(CallStarted(slot.number, slot.id, slot.name or ""))
+        end = slot.size if slot.snapshot is None else slot.shown
+        if end:
+            self.events.append(ArgumentsDelta(slot.number, slot.raw()[:end]))
+
+    def _marked(self, text: str) -> bool:
+        """``text`` holds the marker of bytes that were not UTF-8 (F29)."""
+        return self.invalid_utf8 is not None and self.invalid_utf8 in text
+
+    def _append(self, slot: _Slot, text: str, repeats: bool = True) -> None:
+        """``text`` appended to ``slot``'s arguments. ``repeats=False``: a piece of a
+        fragment after its start, which is never read as a snapshot (F7)."""
         if not text:
             return
         if slot.closed:
@@ -771,13 +976,13 @@ class CallAssembler:
         if slot.snapshot is not None:
             self._append_undecided(slot, text)
             return
-        if slot.object_value is not NOT_GIVEN and not self._is_snapshot(slot, text):
+        if slot.object_value is not NOT_GIVEN and not (repeats and self._is_snapshot(slot, text)):
             # Text after arguments that came as an object (an Anthropic block started
             # with a non-empty input, then input deltas): the object alone is no longer
             # what the call says; the text, both together, is read, and its damage named.
             slot.object_value = NOT_GIVEN
         size = slot.size
-        if slot.cumulative or self._is_snapshot(slot, text):
+        if slot.cumulative or (repeats and self._is_snapshot(slot, text)):
             if not slot.cumulative:
                 if may_become_json(slot.raw() + text):
                     self._undecided(slot, text)
@@ -877,6 +1082,8 @@ class CallAssembler:
                 self._finish_slot(slot, truncated=slot is cut)
 
     def _finish_slot(self, slot: _Slot, truncated: bool, loaded: Any = UNREAD) -> None:
+        if slot.held is not None:
+            self._release(slot)  # no text came after it: the call's own
         if slot.snapshot is not None:
             self._decide_at_end(slot)
         slot.closed = slot.finished = True

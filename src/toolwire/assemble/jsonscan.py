@@ -132,3 +132,74 @@ class JsonScanner:
         self.single_quoted = single
         self.consumed += (pos if first_close >= 0 and stop else n) - start
         return first_close
+
+
+_TOP_LEVEL = re.compile(r'["{\[]')  # at the top level only a string or a value opens
+_STRUCTURE_IN_VALUE = re.compile(r"[\"'{}\[\]]")
+
+
+def value_cuts(scan: JsonScanner, text: str, renamed: bool = False) -> list[int]:
+    """Where ``text``, fed after what ``scan`` has seen, would be cut into fragments
+    that each go to one call when a name comes with it (F3, F15): before each value
+    that opens at the top level once one has opened before (with the white space
+    just before it: it goes with the value), and where white space at the end begins
+    after a whole value (it goes where the text after it goes). ``renamed``: the name
+    is not the one of the call ``scan`` read, so the first cut is where its value is
+    whole (any text after it is another call's), and the text after it is read as
+    a new call's. Offsets in ``text``, rising, never 0; ``scan`` is not changed.
+    Each character is looked at once, so a text of many values costs its length
+    (F22)."""
+    n = len(text)
+    cuts: list[int] = []
+    depth = scan.depth
+    in_string = scan.in_string
+    # (the scanner keeps the flag of its last string after it closed: only an open
+    # string's counts here)
+    single = scan.single_quoted and in_string
+    started = scan.started
+    python = scan.python_strings
+    pos = 1 if scan.escape and in_string else 0
+    while pos < n:
+        if renamed and started and not depth and not in_string and pos:
+            cuts.append(pos)
+            renamed = started = False
+        if in_string:
+            body = (_SINGLE_QUOTED_BODY if single else _STRING_BODY).match(text, pos)
+            i = body.end() if body is not None else pos
+            if i >= n or text[i] == "\\":  # (a backslash that ends the text: open still)
+                return cuts
+            in_string = single = False
+            pos = i + 1
+        elif depth:
+            m = (_STRUCTURE_IN_VALUE if python else _STRUCTURE).search(text, pos)
+            if m is None:
+                return cuts
+            c = m.group()
+            pos = m.end()
+            if c == '"' or c == "'":
+                in_string = True
+                single = c == "'"
+            elif c == "{" or c == "[":
+                depth += 1
+            else:
+                depth -= 1
+        else:
+            m = _TOP_LEVEL.search(text, pos)
+            if m is None:
+                break
+            i = m.start()
+            if text[i] == '"':  # a string outside any value: not structure
+                in_string, single = True, False
+            else:
+                if started:
+                    cut = pos + len(text[pos:i].rstrip())
+                    if cut:
+                        cuts.append(cut)
+                started = True
+                depth = 1
+            pos = i + 1
+    if started and not depth and not in_string:
+        end = len(text.rstrip())
+        if 0 < end < n:
+            cuts.append(end)
+    return cuts
