@@ -55,16 +55,21 @@ def in_reads(data: bytes, fmt: str, seed: int) -> StreamResult:
     return StreamResult.collect(events + parser.close())
 
 
+def repaired_call(wire: bytes, fmt: str, arguments: dict[str, str], seeds: int = 10) -> None:
+    """``wire`` holds one call, read as ``arguments`` with U+FFFD where bytes were not
+    UTF-8, named ``repaired`` with ``invalid_utf8``, the same in any reads."""
+    result = parse_stream(wire, fmt)
+    (call,) = result.calls
+    assert (call.status, call.arguments) == ("repaired", arguments)
+    assert "invalid_utf8" in call.repairs
+    for seed in range(seeds):
+        assert in_reads(wire, fmt, seed).to_dict() == result.to_dict()
+
+
 @pytest.mark.parametrize("bad", [BAD, CUT], ids=["ff", "cut-char"])
 def test_invalid_bytes_in_arguments_are_a_named_repair_F29(bad: bytes) -> None:
     wire = openai_sse([args(b'{"city": "Par'), args(b"is" + bad + b'"}')])
-    result = parse_stream(wire, "openai-chat")
-    (call,) = result.calls
-    assert call.status == "repaired"
-    assert "invalid_utf8" in call.repairs
-    assert call.arguments == {"city": "Paris\ufffd"}
-    for seed in range(20):
-        assert in_reads(wire, "openai-chat", seed).to_dict() == result.to_dict()
+    repaired_call(wire, "openai-chat", {"city": "Paris\ufffd"}, seeds=20)
 
 
 def test_a_real_replacement_character_is_no_repair_F29() -> None:
@@ -142,12 +147,7 @@ def anthropic_sse(partial_json: list[bytes]) -> bytes:
 
 def test_invalid_bytes_in_anthropic_partial_json_F29() -> None:
     wire = anthropic_sse([args(b'{"a": "x'), args(BAD + b'y"}')])
-    result = parse_stream(wire, "anthropic")
-    (call,) = result.calls
-    assert (call.status, call.arguments) == ("repaired", {"a": "x\ufffdy"})
-    assert "invalid_utf8" in call.repairs
-    for seed in range(10):
-        assert in_reads(wire, "anthropic", seed).to_dict() == result.to_dict()
+    repaired_call(wire, "anthropic", {"a": "x\ufffdy"})
 
 
 def ollama_lines(arguments: bytes, content: bytes = b"") -> bytes:
@@ -197,12 +197,7 @@ def gemini_sse(arguments: bytes, text: bytes = b"") -> bytes:
 def test_invalid_bytes_in_a_gemini_sse_call_F29() -> None:
     """Gemini's SSE framing names the repair as its JSON framing does."""
     for wire in (gemini_sse(b'{"city": "Z' + BAD + b'rich"}'), gemini_array()):
-        result = parse_stream(wire, "gemini")
-        (call,) = result.calls
-        assert (call.status, call.arguments) == ("repaired", {"city": "Z\ufffdrich"})
-        assert "invalid_utf8" in call.repairs
-        for seed in range(10):
-            assert in_reads(wire, "gemini", seed).to_dict() == result.to_dict()
+        repaired_call(wire, "gemini", {"city": "Z\ufffdrich"})
     result = parse_stream(gemini_sse('{"q": "\ufffd"}'.encode(), b"ok" + BAD), "gemini")
     (call,) = result.calls
     assert (call.status, call.arguments) == ("complete", {"q": "\ufffd"})
