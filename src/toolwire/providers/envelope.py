@@ -232,11 +232,11 @@ def learn_envelope(
     """The envelope of ``block``, an SSE block whose data line was read strictly (no
     repair) and whose member ``key`` was read as the string ``value``. ``number``: the
     key token and colon of a member whose integer value differs from message to
-    message and is never read (``Envelope.gap``). None unless the
-    block has one data line, its last, holding the key exactly once, the string found
-    there reads back as ``value``, and ``read`` (how the decoder took ``value`` out of
-    the parsed data) finds a probe put in that string's place: the key may also have
-    been written with escapes, or twice, and then the bytes found are another member.
+    message and is never read (``Envelope.gap``). None unless the block has one data
+    line, its last, holding the key exactly once, the string found there reads back as
+    ``value``, and ``read`` (how the decoder took ``value`` out of the parsed data)
+    finds a probe put in that string's place: the key may also have been written with
+    escapes, or twice, and then the bytes found are another member.
     Data without a backslash outside that string holds no such key, and needs no probe
     (``read`` takes the value out as the member ``key`` of an object: each decoder's
     reader ends in ``[key]``).
