@@ -230,6 +230,20 @@ class WireDecoder(ABC):
             )
         return self.string_field(container, key, path, raw)  # "", the field reported
 
+    def text_run(self, run: list[str], reasoning: bool = False) -> None:
+        """Text (or reasoning) of messages read one after another, handed on as one
+        string: a read's deltas as one event, not one each (none where it is empty)."""
+        text = run[0] if len(run) == 1 else "".join(run)
+        if not text:
+            return
+        try:
+            if reasoning:
+                self.sink.reasoning(text)
+            else:
+                self.text(text)
+        except Exception as exc:  # as ``dispatch``: never end the stream
+            self.sink.error(f"could not take {self.format_name} text: {exc!r}", text)
+
     def wrong_type(self, field: str, value: object, expected: str, raw: Raw) -> None:
         """A field of the wire message ``raw`` whose value is not of the type it must have."""
         self.sink.error(
@@ -241,8 +255,9 @@ class WireDecoder(ABC):
 
 _ROLES = len(Role)  # (an enum's len is a Python call: counted once)
 
-# envelopes a decoder may learn (or try to) beyond the blocks they matched: a server that changes
-# its bytes every message (a random field, a per-message id) soon stops the learning
+# envelopes a decoder may learn (or try to learn) beyond the blocks they matched: a
+# server that changes its bytes every message (a random field, a per-message id) soon
+# stops the learning
 _SPARE_LEARNINGS = 4
 
 
@@ -309,7 +324,7 @@ class SSEWireDecoder(WireDecoder):
         run: list[str] = []  # argument text for ``run_slot``, not handed over yet
         # Text (or reasoning: the envelope's role) read by the envelope, not handed over
         # yet: the deltas of one ``feed`` go on as one string, as argument text does
-        # (one event, not one per delta: Anthropic's padded text deltas 2.7x -> ~1.9x
+        # (one event, not one per delta: Anthropic's padded text deltas 2.7x -> 2.1-2.3x
         # the floor's time, bench_stream.py)
         said: list[str] = []
         run_slot = -1
@@ -413,7 +428,7 @@ class SSEWireDecoder(WireDecoder):
                 hits += len(run)
                 run = []
             elif said:
-                self._say(role, said)
+                self.text_run(said, role is not TEXT)
                 said = []
             if envelope is not None:
                 self._hits = hits  # (for ``learn``; without an envelope nothing counts)
@@ -486,18 +501,7 @@ class SSEWireDecoder(WireDecoder):
             if run:
                 sink.extend_arguments(run_slot, run)
             elif said:
-                self._say(role, said)
-
-    def _say(self, role: Role | None, said: list[str]) -> None:
-        """Text (or reasoning, by ``role``) an envelope read, handed over as one string."""
-        value = said[0] if len(said) == 1 else "".join(said)
-        try:
-            if role is TEXT:
-                self.text(value)
-            else:
-                self.sink.reasoning(value)
-        except Exception as exc:  # as ``dispatch``: never end the stream
-            self.sink.error(f"could not take {self.format_name} text: {exc!r}", value)
+                self.text_run(said, role is not TEXT)
 
     def close(self) -> None:
         block = self._sse.close_block()
@@ -760,17 +764,6 @@ class JsonStreamDecoder(WireDecoder):
 
     def feed_value(self, value: dict[str, Any]) -> None:
         self.dispatch(value, "")
-
-    def text_run(self, run: list[str]) -> None:
-        """The text of chunks read one after another, handed on as one string (as the
-        SSE decoders hand on text read by its envelope)."""
-        text = "".join(run)
-        if not text:
-            return  # (no chunk's empty text is handed on)
-        try:
-            self.text(text)
-        except Exception as exc:  # as ``dispatch``: never end the stream
-            self.sink.error(f"could not take {self.format_name} text: {exc!r}", text)
 
     def dispatch(self, chunk: dict[str, Any], raw: Raw) -> None:
         try:
