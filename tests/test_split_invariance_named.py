@@ -738,3 +738,15 @@ def test_any_script_in_any_split_gives_the_same_calls_F3_F4_F8_F10_F15(
     calls, split_snapshots = outcome(split, finish)
     assume(not (snapshots or split_snapshots))
     assert calls == reference, split
+
+
+def test_a_call_opened_inside_a_named_delta_is_never_read_as_snapshots_F7() -> None:
+    """Review 14b R1: ``{"a":1}{`` cut after the first value opens a call of ``{``; a
+    next delta ``{}`` starts with that text, but no snapshot stream starts a call
+    inside a fragment: it is more of that call, as ``{"a":1}{{}`` in one delta is.
+    (Where ``{`` comes as a delta of its own, ``{`` then ``{}`` is the old ambiguity
+    of F7, which the deltas alone cannot settle.)"""
+    expected = [("c1", "f", '{"a":1}', "complete", ()), (None, "f", "{{}", "invalid", ())]
+    for pieces in (['{"a":1}{{}'], ['{"a":1}{', "{}"], ['{"a":1}{', "{", "}"]):
+        fragments = [HEADER, *((0, None, "f", p) for p in pieces)]
+        assert summary(calls_of(fragments)) == expected, pieces

@@ -538,6 +538,11 @@ class CallAssembler:
             holder = self._holder(index) if self._holding else None
             made = len(self._slots)
             slot = self._route(index, None, name, arguments, False, False)
+            if len(self._slots) > made:
+                # a call that opens inside a fragment: no snapshot stream starts one
+                # there, and a later delta that starts with its text is more of it
+                # (F7 would read it otherwise than that text sent in one delta)
+                slot.snapshots = False
 
     def whole_call(
         self,
