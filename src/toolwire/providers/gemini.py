@@ -114,55 +114,56 @@ class GeminiDecoder(JsonStreamDecoder):
         run: list[str] = []
         keep = run.append
         response_id = self._response_id
-        usage = None  # a chunk's usage read here, not yet kept
         reads_bytes = self.reads_bytes
         for block in blocks:
+            chunk = None
             if reads_bytes and block[:6] == b"data: " and block.find(b"\n") < 0:
                 data = block[6:]
                 try:
                     chunk = loads(data)
                 except orjson.JSONDecodeError:
                     chunk = None
-                if type(chunk) is dict:
-                    if reads_text and "error" not in chunk and "promptFeedback" not in chunk:
-                        # (indexed, not looked up and type-checked step by step: only
-                        # a dict's item is a str, through a list of one of each)
-                        try:
-                            (candidate,) = chunk["candidates"]
-                            (part,) = candidate["content"]["parts"]
-                            text = part["text"]
-                        except (KeyError, TypeError, ValueError):
-                            text = None
-                        if (
-                            type(text) is str
-                            and len(part) == 1
-                            and "finishReason" not in candidate
-                            and candidate.get("index", 0) == 0
-                        ):
-                            if not response_id:
-                                found = chunk.get("responseId")
-                                if type(found) is str:
-                                    response_id = self._response_id = found
-                            meta = chunk.get("usageMetadata")
-                            if type(meta) is dict:
-                                usage = meta
-                            keep(text)
-                            continue
-                    if run:
-                        self.text_run(run)
-                        run.clear()
-                    if usage is not None:
-                        self._usage_meta, usage = usage, None
-                    self.dispatch(chunk, data)
-                    response_id = self._response_id
-                    continue
-            message = self._sse.message(block)
-            if message is not None:
+                if (
+                    type(chunk) is dict
+                    and reads_text
+                    and "error" not in chunk
+                    and "promptFeedback" not in chunk
+                ):
+                    # (indexed, not looked up and type-checked step by step: only
+                    # a dict's item is a str, through a list of one of each)
+                    try:
+                        (candidate,) = chunk["candidates"]
+                        (part,) = candidate["content"]["parts"]
+                        text = part["text"]
+                    except (KeyError, TypeError, ValueError):
+                        text = None
+                    if (
+                        type(text) is str
+                        and len(part) == 1
+                        and "finishReason" not in candidate
+                        and candidate.get("index", 0) == 0
+                    ):
+                        if not response_id:
+                            found = chunk.get("responseId")
+                            if type(found) is str:
+                                response_id = self._response_id = found
+                        meta = chunk.get("usageMetadata")
+                        if type(meta) is dict:
+                            self._usage_meta = meta  # (made a Usage at close)
+                        keep(text)
+                        continue
+            if type(chunk) is dict:
                 if run:
                     self.text_run(run)
                     run.clear()
-                if usage is not None:
-                    self._usage_meta, usage = usage, None
+                self.dispatch(chunk, data)
+            else:
+                message = self._sse.message(block)
+                if message is None:
+                    continue  # (a comment, an id: nothing read, no text handed on)
+                if run:
+                    self.text_run(run)
+                    run.clear()
                 marker = None
                 if REPLACEMENT in message.data:  # bytes that were not UTF-8? (F29)
                     marked, marker = mark_invalid_utf8(block)
@@ -170,11 +171,9 @@ class GeminiDecoder(JsonStreamDecoder):
                         message = self._sse.message(marked) or message
                 with self.marked_bytes(marker):
                     self._on_text(message.data)
-                response_id = self._response_id
+            response_id = self._response_id
         if run:
             self.text_run(run)
-        if usage is not None:
-            self._usage_meta = usage
 
     def _on_text(self, data: str) -> None:
         if not data or data == "[DONE]":
