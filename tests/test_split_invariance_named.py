@@ -180,17 +180,24 @@ def test_a_named_delta_holding_two_values_is_two_calls_in_any_split_F3_F15() -> 
         assert [c[0] for c in result] == ["c1"] + [None] * (len(expected) - 1)
 
 
+def wire_calls(pieces: list[str]) -> list[ToolCall]:
+    """The calls of OpenAI chunks: the header of call ``c1`` named ``f``, then each
+    piece as argument text with the name, read the three ways ``read_three_ways``
+    reads a stream."""
+    header = {"id": "c1", "function": {"name": "f", "arguments": ""}}
+    return read_three_ways(index_calls([header, *(named(p) for p in pieces)]))
+
+
 def test_a_named_delta_holding_two_values_over_the_wire_F3_F15() -> None:
     """Review 9 F5 as OpenAI chunks: one delta or two, the same two calls."""
-    header = {"id": "c1", "function": {"name": "f", "arguments": ""}}
     cuts = [
-        [named('{"a":1}{"b":2}')],
-        [named('{"a":1'), named('}{"b":2}')],
-        [named('{"a":1}'), named('{"b":2}')],
-        [named('{"a":1}{'), named('"b":2}')],
+        ['{"a":1}{"b":2}'],
+        ['{"a":1', '}{"b":2}'],
+        ['{"a":1}', '{"b":2}'],
+        ['{"a":1}{', '"b":2}'],
     ]
     for cut in cuts:
-        calls = read_three_ways(index_calls([header, *cut]))
+        calls = wire_calls(cut)
         assert [(c.id, c.arguments, c.status) for c in calls] == [
             ("c1", {"a": 1}, "complete"),
             (None, {"b": 2}, "complete"),
@@ -268,14 +275,13 @@ def test_text_between_two_named_values_goes_with_the_first_in_any_split_F15() ->
 
 def test_a_separator_alone_after_the_value_then_the_next_value_F15() -> None:
     """Review 13 #9 as OpenAI chunks, one delta and the cuts around the comma."""
-    header = {"id": "c1", "function": {"name": "f", "arguments": ""}}
     cuts = [
-        [named('{"a":1},{"b":2}')],
-        [named('{"a":1}'), named(',{"b":2}')],
-        [named('{"a":1},'), named('{"b":2}')],
-        [named('{"a":1}'), named(","), named('{"b":2}')],
+        ['{"a":1},{"b":2}'],
+        ['{"a":1}', ',{"b":2}'],
+        ['{"a":1},', '{"b":2}'],
+        ['{"a":1}', ",", '{"b":2}'],
     ]
-    results = [read_three_ways(index_calls([header, *cut])) for cut in cuts]
+    results = [wire_calls(cut) for cut in cuts]
     assert all(r == results[0] for r in results)
     assert [(c.arguments, c.status) for c in results[0]] == [
         ({"a": 1}, "repaired"),
