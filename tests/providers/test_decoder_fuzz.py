@@ -486,3 +486,170 @@ def test_ollama_text_chunks_read_apart_give_what_on_chunk_gives(seed: WireSeed) 
         same_without(seed, data, rng, OllamaDecoder, "reads_text", number)
 
     assert run_budgeted(INPUTS, SECONDS, case) >= 20
+
+
+def _stamped_line(stamp: str, content: str, **extra: object) -> bytes:
+    """An Ollama text chunk as Ollama writes it: compact, ``<``, ``>`` and ``&``
+    escaped (Go's encoding/json)."""
+    chunk = {"model": "qwen3", "created_at": stamp}
+    chunk |= {"message": {"role": "assistant", "content": content}, "done": False}
+    chunk.update(extra)
+    line = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
+    line = line.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return line.encode("utf-8", "surrogatepass")
+
+
+OLLAMA_STAMPED = [
+    _stamped_line("2025-06-01T10:00:00.123456789Z", "def f(x):"),
+    _stamped_line("2023-08-04T08:52:19.385406455-07:00", " a < b && c > d"),
+    _stamped_line("2025-06-01T10:00:01Z", ""),
+    _stamped_line("2025-06-01T10:00:02.5+02:00", ' "quoted" \\ back\nline\ttab } { ] ['),
+    _stamped_line("", " Zürich ☃ 😀"),
+]
+# lines of that shape (or nearly) that the envelope must leave to the line-by-line
+# reading, or read as it does
+OLLAMA_STAMPED_ODD = [
+    _stamped_line("STAMP", "injected").replace(b"STAMP", b'2025","done":true,"x":"'),
+    _stamped_line("STAMP", "injected").replace(b"STAMP", b'2025","message":{"content":"m'),
+    _stamped_line('2025", "done": true, "x": "', "escaped quotes in the stamp"),
+    _stamped_line("2025\\u0022", "escaped stamp"),
+    _stamped_line("2025 06 01", "space in stamp"),
+    _stamped_line("2025-06-01T10:00:00Zé", "non-ASCII stamp"),
+    _stamped_line("2025\t", "tab in stamp"),
+    _stamped_line("2025-06-01T10:00:00Z", "x", done=True, done_reason="stop"),
+    _stamped_line("2025-06-01T10:00:00Z", "y", extra=1),
+    # a surrogate pair's halves, escaped, on two lines; a character's bytes on two
+    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"lone \\ud83d"')
+    + b"\n"
+    + _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"\\ude00 other half"'),
+    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"cut \xe2\x98"')
+    + b"\n"
+    + _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"\x83 rest"'),
+    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"bad \\x escape"'),
+    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"raw \x01 control"'),
+    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"bad \xff byte"'),
+    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"ends \\\\"'),
+    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"two" "strings"'),
+    _stamped_line("2025-06-01T10:00:00Z", "z")[:-1],  # (its last brace lost)
+    _stamped_line("2025-06-01T10:00:00Z", "z") + b"\r",
+    _stamped_line("2025-06-01T10:00:00Z", "z") + b" ",
+    _stamped_line("2025-06-01T10:00:00Z", "z") + b'{"message":{"content":"more"}}',
+    _stamped_line("2025-06-01T10:00:00Z", "t", thinking="top"),
+    b"",
+]
+
+
+@pytest.mark.parametrize("learn_after", [0, 2])
+def test_ollama_lines_read_by_their_envelope_give_what_parsing_them_gives(
+    learn_after: int,
+) -> None:
+    """Once a text chunk's line taught the decoder its bytes around the timestamp and
+    the text (``OllamaDecoder.reads_envelope``), runs of such lines are read at once;
+    every event, in any split of long streams of such lines with other stamps and
+    texts (Go's escapes, quotes, backslashes, surrogate pairs, no stamp), with lines of
+    nearly that shape among them (a quote, escape, space or letter in the stamp, other
+    members, a surrogate's halves on two lines, bytes that are not UTF-8 or cut
+    characters, a raw control character, lost braces, CR, two objects, blank lines)
+    and with other odd lines, must be what parsing each line gives."""
+    from unittest import mock
+
+    from toolwire.providers import OllamaDecoder
+    from toolwire.providers import ollama as ollama_module
+
+    seed = next(s for s in SEEDS if s.name == "ollama")
+
+    def case(rng: random.Random, number: int) -> None:
+        odd = OLLAMA_STAMPED_ODD if number % 3 else OLLAMA_STAMPED_ODD + OLLAMA_ODD
+        data = _long_mixed_stream(rng, OLLAMA_STAMPED, odd, b"\n")
+        same_without(seed, data, rng, OllamaDecoder, "reads_envelope", number)
+
+    with mock.patch.object(ollama_module, "_LEARN_AFTER", learn_after):
+        assert run_budgeted(INPUTS, SECONDS, case) >= 20
+
+
+def test_ollama_lines_are_read_by_their_envelope_once_learned() -> None:
+    """The envelope is learned from a text chunk's line and then reads whole runs of
+    lines (not ``read_lines``); a run with one line of another shape is read line by
+    line, and says the same."""
+    from unittest import mock
+
+    from toolwire.assemble import CallAssembler
+    from toolwire.providers import OllamaDecoder
+    from toolwire.providers.ollama import _LEARN_AFTER
+
+    decoder = OllamaDecoder(CallAssembler())
+    texts = [f'<{n}> \\ "x" 😀' for n in range(_LEARN_AFTER + 2)]
+    decoder.feed(
+        b"".join(
+            _stamped_line(f"2025-06-01T10:00:{n:02d}Z", t) + b"\n" for n, t in enumerate(texts)
+        )
+    )
+    assert decoder._envelope is not None
+    run = [_stamped_line(f"2025-06-02T00:00:0{n}.5+01:00", f"r{n}") + b"\n" for n in range(5)]
+    with mock.patch.object(OllamaDecoder, "read_lines", side_effect=AssertionError):
+        decoder.feed(b"".join(run))
+    decoder.feed(run[0] + _stamped_line("2025\\u0022", "odd") + b"\n")
+    decoder.close()
+    text = "".join(getattr(e, "text", "") for e in decoder.sink.drain())
+    assert text == "".join(texts) + "r0r1r2r3r4" + "r0" + "odd"
+
+
+def test_an_envelope_of_lines_is_learned_only_where_a_probe_reads_back() -> None:
+    """``learn_stamped_line`` refuses a line whose stamp has other characters, whose
+    keys come twice or in a place the reader does not take them from."""
+    import orjson
+
+    from toolwire.providers.envelope import learn_stamped_line
+
+    def learn(line: bytes) -> object:
+        chunk = orjson.loads(line)
+
+        def expected(stamp: str, content: str) -> object:
+            message = chunk.get("message") or {}
+            return chunk | {"created_at": stamp, "message": message | {"content": content}}
+
+        return learn_stamped_line(line, "created_at", "content", expected)
+
+    assert learn(_stamped_line("2025-06-01T10:00:00Z", "a")) is not None
+    assert learn(_stamped_line("2025-06-01 10:00:00Z", "a")) is None  # (a space)
+    assert learn(_stamped_line("2025-06-01T10:00:00Z", "a", created_at="x")) is None
+    twice = b'{"created_at":"1","message":{"content":"a","content":"b"},"done":false}'
+    assert learn(twice) is None
+    elsewhere = b'{"created_at":"1","message":{"role":"x"},"x":{"content":"a"}}'
+    assert learn(elsewhere) is None
+    stamp_nested = b'{"x":{"created_at":"1"},"message":{"content":"a"}}'
+    assert learn(stamp_nested) is None
+
+
+def test_a_line_cut_after_its_envelope_was_learned_is_held_as_parsing_would_hold_it() -> None:
+    """Each piece gives the events it gives without the envelope, however the lines
+    after the learned ones are cut: a line cut inside its stamp, its gap or its string
+    is held for the next piece (``LineEnvelope.begun``), one cut after its string's
+    closing quote, or a whole object without its LF, is what the reading without
+    the envelope makes of it."""
+    from unittest import mock
+
+    from toolwire.providers import OllamaDecoder
+    from toolwire.providers import ollama as ollama_module
+
+    head = b"".join(_stamped_line(f"2025-01-01T00:00:{n:02d}Z", f"t{n}") + b"\n" for n in range(3))
+    line = _stamped_line("2025-01-01T00:01:00.5Z", 'cut } { "here" \\')
+    tails = [
+        line + b"\n" + line + b"\n",
+        line + b'{"message":{"content":"more"}}\n',
+        line[:-1] + b"}" + line + b"\n",
+        line.replace(b"2025-01-01", b'2025","x":"') + b"\n",
+        line.replace(b"here", b'here\\"},"done":true,"x":"') + b"\n",
+    ]
+
+    def per_piece(parts: list[bytes]) -> list[list[Event]]:
+        parser = StreamParser("ollama", [WEATHER])
+        return [*(joined_text(parser.feed(p)) for p in parts), joined_text(parser.close())]
+
+    with mock.patch.object(ollama_module, "_LEARN_AFTER", 0):
+        for tail in tails:
+            for cut in range(len(tail) + 1):
+                parts = [head, tail[:cut], tail[cut:]]
+                fast = per_piece(parts)
+                with mock.patch.object(OllamaDecoder, "reads_envelope", False):
+                    assert fast == per_piece(parts), (tail, cut)

@@ -19,6 +19,10 @@ no decoder reads; an envelope keeps its suffix without that member too, and read
 block that ends in it, whatever its string holds (no quote, backslash or control
 character: a plain string, so the member is all that stands between the suffix and
 the brace).
+
+Ollama's lines (newline-delimited JSON) differ from one to the next in two strings:
+the text, and a timestamp in ``created_at``. A ``LineEnvelope`` keeps the bytes around
+both, and reads a run of lines at once (``learn_stamped_line``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -335,3 +339,99 @@ def _depth(data: bytes) -> int:
     (each quote delimits a string: what lies between every other pair is outside)."""
     outside = data.split(b'"')[::2]
     return sum(p.count(b"{") + p.count(b"[") - p.count(b"}") - p.count(b"]") for p in outside)
+
+
+# The characters of a timestamp an envelope of lines lets differ (``learn_stamped_line``):
+# digits and what RFC 3339 writes between them. A string of them alone is a plain JSON
+# string (no quote, backslash, control character or byte that is not ASCII).
+STAMP_CHARS = b"0123456789-:.+TZ"
+
+# a string token, through both quotes (ordinary characters, each escape whole)
+_STRING_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+
+# what the probe of ``learn_stamped_line`` puts in the stamp's place
+_PROBE_STAMP = "1"
+
+
+class LineEnvelope(NamedTuple):
+    """The lines of newline-delimited JSON an envelope reads (``learn_stamped_line``)."""
+
+    # matches, in a run of lines, each line that is the learned bytes around a stamp
+    # and a string token; the token's body is the match's group
+    lines: re.Pattern[bytes]
+    prefix: bytes  # the bytes before the stamp
+    gap: bytes  # from the stamp's closing quote through the string's opening one
+
+    def begun(self, line: bytes) -> bool:
+        """``line`` (no LF in it) is the start of a line this envelope reads, cut
+        before the string's closing quote: an object begun and no more."""
+        if not line.startswith(self.prefix):
+            return False
+        after = line[len(self.prefix) :].lstrip(STAMP_CHARS)
+        if self.gap.startswith(after):
+            return True  # (cut inside the stamp or the gap)
+        # inside the string: no quote, so none that closes it
+        return after.startswith(self.gap) and after.find(b'"', len(self.gap)) < 0
+
+
+# each envelope's pattern, by its bytes (a stream's learning would otherwise escape
+# and look up its parts again: ~100,000 instructions, callgrind)
+_LINE_PATTERNS: dict[tuple[bytes, bytes, bytes], re.Pattern[bytes]] = {}
+
+
+def learn_stamped_line(
+    line: bytes, stamp_key: str, key: str, expected: Callable[[str, str], Any]
+) -> LineEnvelope | None:
+    """The envelope of ``line``, one JSON object read strictly, where a member
+    ``stamp_key`` holds a timestamp that differs from line to line and the later
+    member ``key`` the string that changes (Ollama's ``created_at``, and its message's
+    ``content``). ``expected(stamp, string)`` is what the line would read as with
+    those two strings in their places. None unless the line holds each key once,
+    with the stamp made of ``STAMP_CHARS``, and a probe put in both places reads as
+    ``expected`` says: then any line of the same bytes around a stamp of those
+    characters and a string token reads as the learned line with that stamp and that
+    string (JSON lets a string token stand in for another).
+
+    The pattern's body (ordinary bytes, each escape whole, no line end) is one string
+    token's only where it decodes: whether it does is left to the reader, who decodes
+    the bodies of a run as one JSON array of strings, each apart."""
+    stamp_token = b'"' + stamp_key.encode() + b'":"'
+    head, found, rest = line.partition(stamp_token)
+    if not found or stamp_token in rest:
+        return None
+    closing = rest.find(b'"')
+    if closing < 0 or rest[:closing].strip(STAMP_CHARS):
+        return None
+    key_token = b'"' + key.encode() + b'":'
+    between, found, after = rest[closing:].partition(key_token)
+    if not found or key_token in after:
+        return None
+    string = _STRING_TOKEN.match(after)
+    if string is None:
+        return None
+    prefix = head + stamp_token
+    gap = between + key_token + b'"'
+    suffix = after[string.end() - 1 :]
+    probe = prefix + _PROBE_STAMP.encode() + gap + _PROBE_TOKEN[1:-1] + suffix
+    try:
+        if orjson.loads(probe) != expected(_PROBE_STAMP, _PROBE):
+            return None
+    except orjson.JSONDecodeError:
+        return None
+    lines = _LINE_PATTERNS.get((prefix, gap, suffix))
+    if lines is None:
+        if len(_LINE_PATTERNS) >= 64:
+            _LINE_PATTERNS.clear()  # (a bound on streams of ever new shapes)
+        lines = _LINE_PATTERNS[prefix, gap, suffix] = re.compile(
+            b"^"
+            + re.escape(prefix)
+            + b"["
+            + re.escape(STAMP_CHARS)
+            + b"]*+"
+            + re.escape(gap)
+            + rb'([^"\\\n]*+(?:\\.[^"\\\n]*+)*+)'
+            + re.escape(suffix)
+            + b"$",
+            re.MULTILINE,
+        )
+    return LineEnvelope(lines, prefix, gap)

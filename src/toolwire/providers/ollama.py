@@ -15,6 +15,13 @@ import orjson
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
 from toolwire.providers.base import JsonStreamDecoder, Raw, raw_text, token_count
+from toolwire.providers.envelope import LineEnvelope, learn_stamped_line
+
+# text chunks read whole before one's line is tried for an envelope, and how many are
+# tried (learning costs ~30,000 instructions: a stream of 32 lines fed in 4 KB pieces
+# costs 10% more with it, one of 64 10% less, one of 512 29% less, callgrind)
+_LEARN_AFTER = 16
+_TRIES = 3
 
 
 class OllamaDecoder(JsonStreamDecoder):
@@ -24,6 +31,11 @@ class OllamaDecoder(JsonStreamDecoder):
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         super().__init__(sink, text_sink)
         self._seed: str | None = None
+        # the bytes of a text chunk's line around its timestamp and its text, once
+        # learned (``read_lines``), and how many more text chunks read whole before
+        # none is tried for it
+        self._envelope: LineEnvelope | None = None
+        self._learning = _LEARN_AFTER + _TRIES
 
     def feed(self, data: bytes | str) -> None:
         if isinstance(data, str):
@@ -36,6 +48,36 @@ class OllamaDecoder(JsonStreamDecoder):
     # whether a chunk that holds text and nothing else skips ``on_chunk`` (off: every
     # chunk goes through it, for tests)
     reads_text: ClassVar[bool] = True
+    # whether such a chunk's line, once one was read, is read by its envelope (off:
+    # every line is parsed whole, for tests)
+    reads_envelope: ClassVar[bool] = True
+
+    def read_run(self, data: bytes, end: int) -> bool:
+        """Lines that are all the learned bytes around a stamp and a string token, read
+        at once: one match finds each token's body, one parse decodes them all, each
+        apart, as an array of strings (10,000 content deltas: 1.9x the floor's time,
+        2.6-2.7x parsing each line, bench_stream.py; the pattern alone costs about
+        what the floor does)."""
+        envelope = self._envelope
+        if envelope is None or not end or not self.reads_text:
+            return False
+        bodies = envelope.lines.findall(data, 0, end - 1)
+        if len(bodies) != data.count(b"\n", 0, end):
+            return False  # (one line or more of another shape)
+        try:
+            texts = orjson.loads(b'["' + b'","'.join(bodies) + b'"]')
+        except orjson.JSONDecodeError:
+            return False  # a body that is no string token's: each line is read whole
+        self.text_run(texts)
+        return True
+
+    def line_begun(self, line: bytes) -> bool:
+        """A line the envelope would read, cut: an object begun, known without a
+        parse that fails (the ends of 10,000 lines' 4 KB pieces: 0.12 ms, not 0.65)."""
+        envelope = self._envelope
+        if envelope is not None and envelope.begun(line):
+            return True
+        return super().line_begun(line)
 
     def read_lines(self, lines: list[bytes]) -> int:
         """``JsonStreamDecoder.read_lines``, where a chunk that holds nothing but text
@@ -79,6 +121,10 @@ class OllamaDecoder(JsonStreamDecoder):
                     if type(content) is str:
                         if seed is None:
                             seed = self._seed = self.seed_of(chunk)
+                        elif self._learning and self._envelope is None:
+                            self._learning -= 1
+                            if self._learning < _TRIES:
+                                self._learn(line, chunk, message)
                         keep(content)  # (empty or not: ``text_run`` hands on no "")
                         continue
             if run:
@@ -89,6 +135,17 @@ class OllamaDecoder(JsonStreamDecoder):
         if run:
             self.text_run(run)
         return read
+
+    def _learn(self, line: bytes, chunk: dict[str, Any], message: dict[str, Any]) -> None:
+        """The envelope of ``line``, a text chunk read whole (not the stream's first:
+        its timestamp seeds the ids), if it has one (see ``learn_stamped_line``)."""
+        if not self.reads_envelope:
+            return
+
+        def expected(stamp: str, content: str) -> dict[str, Any]:
+            return chunk | {"created_at": stamp, "message": message | {"content": content}}
+
+        self._envelope = learn_stamped_line(line, "created_at", "content", expected)
 
     @staticmethod
     def seed_of(chunk: dict[str, Any]) -> str:
