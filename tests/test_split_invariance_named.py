@@ -858,3 +858,18 @@ def test_a_new_id_s_blank_text_over_the_wire_F3_F15() -> None:
         (None, '{"a":1}', "complete", ()),
         ("c2", ' {"b":"\ufffd"}', "repaired", ("invalid_utf8",)),
     ]
+
+
+def test_a_new_id_s_many_blank_pieces_take_linear_time_F22() -> None:
+    """64,000 blank pieces with the new id before its value (each waits with the
+    ones before it, joined once): well under a second, bounded generously."""
+    blank = " " * 31 + "\n"
+    fragments: list[Fragment] = [NO_ID, *[(0, "c2", "g", blank)] * 64_000]
+    fragments.append((0, "c2", "g", '{"b":2}'))
+    started = time.perf_counter()
+    calls = calls_of(fragments)
+    assert time.perf_counter() - started < 5.0
+    assert [(c.id, c.raw_arguments, c.status) for c in calls] == [
+        (None, '{"a":1}', "complete"),
+        ("c2", blank * 64_000 + '{"b":2}', "complete"),
+    ]
