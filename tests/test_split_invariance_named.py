@@ -7,7 +7,8 @@ the same text in its own delta goes (review 13 #9). After OpenAI's id-less heade
 second call (the same index, the name again, no text) white space goes to the call
 that the text after it opens, however it was cut (review 9 F4). None of this may
 undo cumulative snapshots (F7) or make a stream of many fragments quadratic (F22):
-the reviewer's reproducers of a reverted attempt are here too.
+the reviewer's reproducers of a reverted attempt are here too. The properties' example
+counts are multiplied by ``TOOLWIRE_FUZZ_SCALE``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.test_snapshots_or_concatenation import FIRST, args, index_calls, read_three_ways, sse
+from tests.wirefuzz import SCALE
 from toolwire.assemble import CallAssembler
 from toolwire.events import ArgumentsDelta, StreamResult, ToolCall
 from toolwire.parser import parse_stream
@@ -467,7 +469,9 @@ CHUNK = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(400 * SCALE), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     st.lists(CHUNK, min_size=1, max_size=5),
     st.data(),
@@ -519,7 +523,9 @@ def openai_chunks(fragments: list[Fragment], finish: str) -> bytes:
     return sse(messages)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(150 * SCALE), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     st.lists(CHUNK, min_size=1, max_size=5),
     st.data(),
@@ -693,7 +699,9 @@ def outcome(fragments: list[Fragment], finish: str) -> tuple[list[tuple[Any, ...
     ], read_snapshots(asm)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(600 * SCALE), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(
     st.sampled_from([0, None]),
     st.sampled_from(["f", None]),
@@ -715,31 +723,21 @@ def test_any_script_in_any_split_gives_the_same_calls_F3_F4_F8_F10_F15(
     none, and text (values, ``}{`` joins, separators, pieces of values, blanks of
     JSON and others: U+2028, U+00A0), objects (F10) or nothing. Each text delta cut
     anywhere, each piece with the delta's index, id and name: the same calls, ids,
-    names, raw arguments, statuses, repairs, arguments, errors and streamed text.
-
-    Left out, as main reads them so too: a delta with an id no earlier delta gave,
-    cut inside or just after the blank text it starts with. Blank text alone with a
-    new id is adopted by a call without one whose value is whole (a late id), and
-    the value after it is then more of that call; in one delta the value opens the
-    new id's call (F3): ``{"a":1}`` without id, then `` {"b":2}`` with ``c2``."""
+    names, raw arguments, statuses, repairs, arguments, errors and streamed text
+    (review 14b R2: a delta with a new id cut inside or just after the blank text it
+    starts with, too)."""
     keys = itertools.count()
     whole: list[Fragment] = [(index, "c1", first_name, numbered(first, keys))]
     whole += [(index, id, name, numbered(text, keys)) for id, name, text in script]
     split: list[Fragment] = []
-    ids: set[str] = set()
     for fragment in whole:
-        _, id, _, text = fragment
+        text = fragment[3]
         if not isinstance(text, str) or len(text) < 2:
             split.append(fragment)
         else:
-            # (the first place a cut may be: see above)
-            lowest = 1 + (len(text) - len(text.lstrip()) if id is not None and id not in ids else 0)
-            cuts = st.sets(st.integers(lowest, len(text) - 1)) if lowest < len(text) else None
-            points = data.draw(cuts) if cuts is not None else set()
+            points = data.draw(st.sets(st.integers(1, len(text) - 1)))
             edges = [0, *sorted(points), len(text)]
             split += [(*fragment[:3], text[a:b]) for a, b in itertools.pairwise(edges) if b > a]
-        if id is not None:
-            ids.add(id)
     reference, snapshots = outcome(whole, finish)
     calls, split_snapshots = outcome(split, finish)
     assume(not (snapshots or split_snapshots))
@@ -756,3 +754,122 @@ def test_a_call_opened_inside_a_named_delta_is_never_read_as_snapshots_F7() -> N
     for pieces in (['{"a":1}{{}'], ['{"a":1}{', "{}"], ['{"a":1}{', "{", "}"]):
         fragments = [HEADER, *((0, None, "f", p) for p in pieces)]
         assert summary(calls_of(fragments)) == expected, pieces
+
+
+# -- review 14b R2: a new id that comes with blank text only ------------------------------
+
+# a call without an id (its first fragment gave none) whose value is whole
+NO_ID: Fragment = (0, None, "g", '{"a":1}')
+
+
+def test_a_new_id_s_blank_text_cut_from_its_value_opens_that_id_s_call_F3_F15() -> None:
+    """Review 14b R2: after a call without an id whose value is whole, one delta with a
+    new id, `` {"b":2}``, opens that id's call (F3); cut after (or inside) its blank
+    text, the blank piece was adopted as a late id by the call without one and the
+    value became more of it. The blank text waits for the text after it: the same
+    calls in every cut, with or without an index (F4), and with the name or without
+    (a call that never got one)."""
+    for index, name in itertools.product((0, None), ("g", None)):
+        first: Fragment = (index, None, "g", '{"a":1}')
+        expected = [
+            (None, "g", '{"a":1}', "complete", ()),
+            ("c2", name or "", ' \n {"b":2}', "complete" if name else "invalid", ()),
+        ]
+        for pieces in every_split(' \n {"b":2}'):
+            fragments = [first, *((index, "c2", name, p) for p in pieces)]
+            assert summary(calls_of(fragments)) == expected, (index, name, pieces)
+
+
+def test_a_new_id_alone_then_its_value_is_that_id_s_call_F3_F15() -> None:
+    """The same with the new id's first delta empty (a header with the id, no text, or
+    no text at all), then its value with the id: as the id and the value in one
+    delta, the new id's call, never more of the call before ({..}{..})."""
+    for head in ("", None, " "):
+        for name in ("g", None):
+            fragments = [NO_ID, (0, "c2", name, head), (0, "c2", name, '{"b":2}')]
+            calls = calls_of(fragments)
+            assert [(c.id, c.raw_arguments) for c in calls] == [
+                (None, '{"a":1}'),
+                ("c2", (head or "") + '{"b":2}'),
+            ], (head, name)
+
+
+def test_a_new_id_s_blank_text_that_nothing_opens_after_is_a_late_id_F15() -> None:
+    """What the wait must not change: where no value with the new id follows its blank
+    text, the call without an id adopts the id (a late id, as servers that send the
+    id after the arguments do) and takes the text, in one delta or cut, whatever
+    comes next: the end (finish ``tool_calls`` or ``length``), text with the id that
+    opens no value, another id, a name, text with neither, the call's close."""
+    late = [("c2", "g", '{"a":1}  ', "complete", ())]
+    cases: list[tuple[list[Fragment], list[tuple[Any, ...]]]] = [
+        ([], late),
+        ([(0, "c2", None, "x")], [("c2", "g", '{"a":1}  x', "repaired", ("surrounding_text",))]),
+        ([(0, "c3", None, '{"b":2}')], [*late, ("c3", "", '{"b":2}', "invalid", ())]),
+        ([(0, None, "g", '{"b":2}')], [*late, (None, "g", '{"b":2}', "complete", ())]),
+        ([(0, None, "h", "")], [*late, (None, "h", "", "complete", ())]),  # (F2)
+        ([(0, None, None, '{"b":2}')], [("c2", "g", '{"a":1}  {"b":2}', "invalid", ())]),
+    ]
+    for tail, expected in cases:
+        for pieces in (["  "], [" ", " "]):
+            fragments = [NO_ID, *((0, "c2", None, p) for p in pieces), *tail]
+            assert summary(calls_of(fragments)) == expected, fragments
+    for pieces in (["  "], [" ", " "]):
+        asm = CallAssembler()
+        for fragment in [NO_ID, *((0, "c2", None, p) for p in pieces)]:
+            asm.tool(*fragment)
+        asm.close_call(index=0)
+        asm.end()
+        assert summary(StreamResult.collect(asm.drain()).calls) == late
+        (call,) = calls_of([NO_ID, *((0, "c2", None, p) for p in pieces)], "length")
+        assert (call.id, call.raw_arguments, call.status) == ("c2", '{"a":1}  ', "truncated")
+    # a late id with no text, after the value or before its end
+    for fragments in (
+        [NO_ID, (0, "late", None, "")],
+        [NO_ID, (0, "late", None, None)],
+        [(0, None, "g", '{"a":'), (0, "late", None, ""), (0, None, None, "1}")],
+    ):
+        assert summary(calls_of(fragments)) == [("late", "g", '{"a":1}', "complete", ())]
+
+
+def test_a_new_id_s_blank_text_over_the_wire_F3_F15() -> None:
+    """R2 as OpenAI chunks, read by the decoder with its fast paths: the value with
+    the new id cut from its blank text is that id's call; argument text alone after
+    the blank text (which the decoder appends without routing where it may) comes
+    after it, in the call that adopted the id; bytes that are not UTF-8 in the value
+    are repaired in the new call (F29)."""
+    header = {"function": {"name": "g", "arguments": ""}}
+    new = [{"id": "c2", "function": {"arguments": p}} for p in (" ", '{"b":2}')]
+    calls = read_three_ways(index_calls([header, *map(args, '{"a":1}'), *new]))
+    assert [(c.id, c.raw_arguments, c.status) for c in calls] == [
+        (None, '{"a":1}', "complete"),
+        ("c2", ' {"b":2}', "invalid"),  # (no name)
+    ]
+    tail = [new[0], args("x"), args("y")]
+    (call,) = read_three_ways(index_calls([header, *map(args, '{"a":1}'), *tail]))
+    assert (call.id, call.raw_arguments, call.repairs) == (
+        "c2",
+        '{"a":1} xy',
+        ("surrounding_text",),
+    )
+    new = [{"id": "c2", "function": {"name": "g", "arguments": p}} for p in (" ", '{"b":"XX"}')]
+    wire = sse(index_calls([header, args('{"a":1}'), *new])).replace(b"XX", b"\xff")
+    calls = parse_stream(wire, "openai-chat").calls
+    assert [(c.id, c.raw_arguments, c.status, c.repairs) for c in calls] == [
+        (None, '{"a":1}', "complete", ()),
+        ("c2", ' {"b":"\ufffd"}', "repaired", ("invalid_utf8",)),
+    ]
+
+
+def test_a_new_id_s_many_blank_pieces_take_linear_time_F22() -> None:
+    """64,000 blank pieces with the new id before its value (each waits with the
+    ones before it, joined once): well under a second, bounded generously."""
+    blank = " " * 31 + "\n"
+    fragments: list[Fragment] = [NO_ID, *[(0, "c2", "g", blank)] * 64_000]
+    fragments.append((0, "c2", "g", '{"b":2}'))
+    started = time.perf_counter()
+    calls = calls_of(fragments)
+    assert time.perf_counter() - started < 5.0
+    assert [(c.id, c.raw_arguments, c.status) for c in calls] == [
+        (None, '{"a":1}', "complete"),
+        ("c2", blank * 64_000 + '{"b":2}', "complete"),
+    ]

@@ -6,7 +6,9 @@ object, one per stream (F23).
 
 Slot routing (F3–F8, F19, F20): a fragment with an id goes to that id's slot (a new id
 at a used index opens a new slot, F3/F6); a late id is adopted by the index's slot when
-that slot has none yet; a fragment without id goes to its index's slot (0 is an index,
+that slot has none yet (a new id with blank text or none, after a whole value, waits
+for the text after it with the id: a value that opens is the new id's call, as in one
+delta); a fragment without id goes to its index's slot (0 is an index,
 F20), or, without index, to the most recent open slot (F4), unless it names another
 tool or, with a name, opens a second value after a whole one (F3, F19); a name that
 comes alone after a whole value counts for the next fragment that opens one (the
@@ -212,6 +214,37 @@ class _Slot:
         self.partial = None
 
 
+class _Waiting:
+    """A fragment with an id no call has and blank text (or none) that a call without
+    an id whose value is whole would adopt as a late id, held until the text after it
+    says whether it opens the new id's call instead (review 14b R2, F3, F15)."""
+
+    __slots__ = ("id", "index", "name", "parts", "slot", "snapshots", "stood_in")
+
+    def __init__(
+        self, slot: _Slot, index: int | None, id: str, name: str | None, snapshots: bool
+    ) -> None:
+        self.slot = slot  # the call that would adopt the id
+        self.index = index
+        self.id = id
+        self.name = name
+        self.snapshots = snapshots
+        self.parts: list[str] | None = None  # its blank text (None: no text came)
+        # the slot's ``next_name`` was None and stands in as "" meanwhile: a name no
+        # fragment gives, so ``open_size`` sends the slot's text through ``tool``,
+        # which settles this fragment first (no check on the plain append's path)
+        self.stood_in = False
+
+    def add(self, text: str | None) -> None:
+        if text is not None:
+            if self.parts is None:
+                self.parts = []
+            self.parts.append(text)
+
+    def text(self) -> str | None:
+        return None if self.parts is None else "".join(self.parts)
+
+
 # The finisher of every stream without declared tools: such a finisher never changes
 # (it builds and caches a validator only for a declared tool; its ``tools`` dict is
 # the caller's to read, never to write), so streams may share it (F23). One built a
@@ -240,8 +273,10 @@ class CallAssembler:
         # called before a finish reason closes open calls: a text extractor in front of
         # a provider decoder flushes first, so its open calls are judged by it (F1)
         self.before_finish: Callable[[], None] | None = None
-        # a slot held blank text once (``_Slot.held``): until then no fragment looks
+        # a slot held blank text once (``_Slot.held``), or a fragment waited
+        # (``_waiting``): until then no fragment looks
         self._holding = False
+        self._waiting: _Waiting | None = None
         self._calls_made = 0
         self._calls_cut = 0  # calls that came out truncated
         # set by a decoder while it reads a message whose bytes that were not UTF-8
@@ -276,6 +311,8 @@ class CallAssembler:
         index (else that id) carries the signature (neither: a text part's)."""
         if not value:
             return
+        if self._waiting is not None:
+            self._settle()  # (the fragment the signature follows may be the waiting one)
         slot = None
         if index is not None:
             slot = self._by_index.get(index)
@@ -306,6 +343,8 @@ class CallAssembler:
         ``error`` reports, and every call still open when it came can no longer be
         called whole, as the message may have held some of its arguments (G3: a
         call that lost its only argument text is never a silent ``{}``)."""
+        if self._waiting is not None:
+            self._settle()
         self.error(message, raw)
         for slot in self._slots:
             if not slot.closed:
@@ -318,6 +357,8 @@ class CallAssembler:
         """A fragment for the call at ``index`` (None: the call open last) that the
         decoder could not take (argument text that was not text): the call, if still
         open, is never called whole; the decoder reports the fragment itself."""
+        if self._waiting is not None:
+            self._settle()
         slot = self._open if index is None else self._by_index.get(index)
         if slot is not None and not slot.closed:
             slot.errors.append(why)
@@ -327,6 +368,8 @@ class CallAssembler:
 
     def set_finish_reason(self, raw: str | None) -> None:
         """The provider ended the turn: finish every open call now."""
+        if self._waiting is not None:
+            self._settle()  # (it came before the finish)
         if self.before_finish is not None:
             self.before_finish()
         # the table's spelling as sent first (``normalize_finish_reason``'s first
@@ -389,6 +432,7 @@ class CallAssembler:
             and snapshots
             and not (repairs or unreadable or delimited)
             and raw is None
+            and self._waiting is None  # (else settled first, in ``_fragment``)
         ):
             # a new call's header, each call's first fragment (a new id at a new index,
             # a name, no argument text): its slot and CallStarted, as ``_route`` and
@@ -445,7 +489,39 @@ class CallAssembler:
                 sent = arguments
             arguments, replaced = self._unmarked_arguments(arguments)
             raw = raw and self._unmarked(raw)
-        holder = self._holder(index) if self._holding else None
+        holder = None
+        if self._holding:
+            waiting = self._waiting
+            if waiting is not None:
+                if (
+                    id == waiting.id
+                    and index == waiting.index
+                    and name == waiting.name
+                    and snapshots == waiting.snapshots
+                    and (arguments is None or isinstance(arguments, str))
+                    and raw is None
+                    and not (repairs or unreadable or delimited)
+                ):
+                    # more of the waiting fragment, as a piece of one delta would be
+                    if arguments is None or not arguments.strip():
+                        waiting.add(arguments)
+                        return
+                    arguments = (waiting.text() or "") + arguments
+                    self._waiting = None
+                    if waiting.stood_in:
+                        waiting.slot.next_name = None
+                else:
+                    self._settle()
+            holder = self._holder(index)
+        # (a new id with blank text for a call whose value is whole may wait, R2)
+        if (
+            id is not None
+            and (arguments is None or (isinstance(arguments, str) and not arguments.strip()))
+            and raw is None
+            and not (repairs or unreadable or delimited)
+            and self._waits(index, id, name, arguments, snapshots)
+        ):
+            return
         made = len(self._slots)
         slot = self._route(index, id, name, arguments, delimited)
         cuts = None
@@ -557,7 +633,7 @@ class CallAssembler:
         Returns False, having done nothing, where that sequence needs routing decisions
         (an index already in use, text not yet free of the invalid-UTF-8 marker).
         ``loaded``: ``orjson.loads(arguments)``, when the caller has read it."""
-        if self.invalid_utf8 is not None:
+        if self.invalid_utf8 is not None or self._waiting is not None:
             return False
         held = self._by_index.get(index)
         if held is not None and not held.closed:
@@ -671,6 +747,8 @@ class CallAssembler:
         marker of a text-format call). ``truncated``: the decoder knows it was cut off.
         ``wait_for_finish``: take no more fragments, but judge the call when the finish
         reason is known (a block closed just before max_tokens may be cut, F1)."""
+        if self._waiting is not None:
+            self._settle()
         slot = self._by_id.get(id) if id else None
         if slot is None and index is not None:
             slot = self._by_index.get(index)
@@ -686,6 +764,8 @@ class CallAssembler:
         if self._ended:
             return
         self._ended = True
+        if self._waiting is not None:
+            self._settle()
         reason = self._finish
         if self._calls_made != len(self._slots):  # some call is still open
             self._finish_open(reason == "length" or dropped)
@@ -906,6 +986,72 @@ class CallAssembler:
         ):
             return []
         return value_cuts(self._scanned(slot), text, renamed)
+
+    def _waits(
+        self,
+        index: int | None,
+        id: str,
+        name: str | None,
+        arguments: str | None,
+        snapshots: bool,
+    ) -> bool:
+        """A fragment with an id no call has and blank text (or none), for a call
+        without an id whose value is whole: that call would adopt the id (a late id),
+        yet the fragment with more text that opens a value is the new id's own call
+        (F3), so it waits (``_Waiting``) for its next piece, or for anything else,
+        which settles it as it came (``_settle``): cut after its blank text or not,
+        the same calls (review 14b R2, F15). Returns whether it waits."""
+        if id in self._by_id:
+            return False
+        slot = self._by_index.get(index) if index is not None else self._open
+        # where ``_starts_new_call`` asks the text whether it opens a value
+        if (
+            slot is None
+            or slot.id is not None
+            or slot.closed
+            or slot.delimited
+            or slot.object_value is not NOT_GIVEN
+            or not slot.size
+            or (name is not None and slot.name is not None and name != slot.name)
+            or not self._scanned(slot).balanced
+        ):
+            return False
+        waiting = self._waiting = _Waiting(slot, index, id, name, snapshots)
+        waiting.add(arguments)
+        if slot.next_name is None:
+            slot.next_name = ""
+            waiting.stood_in = True
+        self._holding = True
+        return True
+
+    def _settle(self) -> None:
+        """The waiting fragment (``_Waiting``) goes on as it came, before anything else
+        that came after it: its call adopts the id and takes its text."""
+        waiting = self._waiting
+        if waiting is None:
+            return
+        self._waiting = None
+        slot = waiting.slot
+        if waiting.stood_in:
+            slot.next_name = None
+        slot.id = waiting.id  # the late id, as ``_route`` adopts it
+        self._by_id[waiting.id] = slot
+        # (its id and name were read with their own message's marker, F29)
+        marker, self.invalid_utf8 = self.invalid_utf8, None
+        try:
+            self._fragment(
+                waiting.index,
+                waiting.id,
+                waiting.name,
+                waiting.text(),
+                (),
+                waiting.snapshots,
+                "",
+                False,
+                None,
+            )
+        finally:
+            self.invalid_utf8 = marker
 
     def _holder(self, index: int | None) -> _Slot | None:
         """The slot a fragment at ``index`` would go to, if it holds blank text."""
