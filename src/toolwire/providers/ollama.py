@@ -55,9 +55,9 @@ class OllamaDecoder(JsonStreamDecoder):
     def read_run(self, data: bytes, end: int) -> bool:
         """Lines that are all the learned bytes around a stamp and a string token, read
         at once: one match finds each token's body, one parse decodes them all, each
-        apart, as an array of strings (10,000 content deltas: 1.9x the floor's time,
-        2.6-2.7x parsing each line, bench_stream.py; the pattern alone costs about
-        what the floor does)."""
+        apart, as an array of strings (10,000 content deltas: 1.8-1.9x the floor's
+        time, 2.2-2.3x parsing each line, bench_stream.py; the pattern alone costs
+        about what the floor does)."""
         envelope = self._envelope
         if envelope is None or not end or not self.reads_text:
             return False
