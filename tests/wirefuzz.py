@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from toolwire.events import Event, TextDelta
+
 SCALE = float(os.environ.get("TOOLWIRE_FUZZ_SCALE", "1"))
 
 LONE_SURROGATES = ("\ud800", "\udfff", "a\udc00b", "\ud83d")
@@ -469,6 +471,18 @@ def fuzzed_stream(seed: WireSeed, rng: random.Random) -> bytes | str:
     elif rng.random() < 0.2:
         return text  # a str with lone surrogates in it, as a str-fed caller has
     return data
+
+
+def joined_text(events: list[Event]) -> list[Event]:
+    """``events`` with each run of text deltas as one: a decoder may hand on the text
+    of the messages one ``feed`` reads as one delta."""
+    out: list[Event] = []
+    for event in events:
+        if type(event) is TextDelta and out and type(out[-1]) is TextDelta:
+            out[-1] = TextDelta(out[-1].text + event.text)
+        else:
+            out.append(event)
+    return out
 
 
 def pieces(rng: random.Random, data: bytes | str) -> list[bytes | str]:

@@ -16,7 +16,15 @@ import random
 import pytest
 import wirefuzz
 from weather import WEATHER_WITH_DAYS as WEATHER
-from wirefuzz import SEEDS, WireSeed, fuzzed_stream, pieces, run_budgeted, watchdog
+from wirefuzz import (
+    SEEDS,
+    WireSeed,
+    fuzzed_stream,
+    joined_text,
+    pieces,
+    run_budgeted,
+    watchdog,
+)
 
 from toolwire.encoders import ENCODERS, make_encoder
 from toolwire.events import (
@@ -187,18 +195,6 @@ def fed_events(seed: WireSeed, data: bytes | str, rng: random.Random) -> list[li
     parser = StreamParser(seed.format, [WEATHER])
     out = [joined_text(parser.feed(piece)) for piece in pieces(rng, data)]
     return [*out, joined_text(parser.close())]
-
-
-def joined_text(events: list[Event]) -> list[Event]:
-    """``events`` with each run of text deltas as one: a decoder may hand on the text
-    of the messages one ``feed`` reads as one delta."""
-    out: list[Event] = []
-    for event in events:
-        if type(event) is TextDelta and out and type(out[-1]) is TextDelta:
-            out[-1] = TextDelta(out[-1].text + event.text)
-        else:
-            out.append(event)
-    return out
 
 
 def split_events(seed: WireSeed, data: bytes | str, rng: random.Random) -> list[Event]:

@@ -11,6 +11,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from wirefuzz import joined_text
 
 from toolwire.events import Event, StreamError, StreamFinished, TextDelta, Usage
 from toolwire.parser import StreamParser
@@ -49,17 +50,7 @@ def decoded(data: bytes, envelopes: bool, cut: int = 4096) -> tuple[list[Event],
         events += parser.close()
     decoder = parser._decoder
     assert isinstance(decoder, GeminiDecoder)
-    return joined(events), decoder
-
-
-def joined(events: list[Event]) -> list[Event]:
-    out: list[Event] = []
-    for event in events:
-        if type(event) is TextDelta and out and type(out[-1]) is TextDelta:
-            out[-1] = TextDelta(out[-1].text + event.text)
-        else:
-            out.append(event)
-    return out
+    return joined_text(events), decoder
 
 
 def test_chunks_of_the_api_shape_are_read_by_their_envelope() -> None:
