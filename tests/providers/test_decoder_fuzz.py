@@ -660,6 +660,32 @@ def test_ollama_lines_are_read_by_their_envelope_once_learned() -> None:
     assert text == "".join(texts) + "r0r1r2r3r4" + "r0" + "odd"
 
 
+def test_an_envelope_of_lines_that_reads_few_pieces_is_dropped() -> None:
+    """Pieces with a line of another shape each are read line by line, the envelope's
+    pattern having looked at them in vain: a few more such pieces than it read whole,
+    and the decoder stops looking (the text the same throughout)."""
+    from toolwire.assemble import CallAssembler
+    from toolwire.providers import OllamaDecoder
+    from toolwire.providers.ollama import _LEARN_AFTER, _SPARE_MISSES
+
+    decoder = OllamaDecoder(CallAssembler())
+    lines = [_stamped_line(f"2025-06-01T10:00:{n:02d}Z", f"t{n}") + b"\n" for n in range(20)]
+    decoder.feed(b"".join(lines[: _LEARN_AFTER + 2]))
+    assert decoder._envelope is not None
+    decoder.feed(b"".join(lines[:3]))  # (read whole: one run)
+    odd = _stamped_line("2025-06-01T10:00:00Z", "odd", extra=1) + b"\n"
+    for n in range(1 + _SPARE_MISSES + 1):  # (one more than the run and the spares)
+        assert decoder._envelope is not None, n
+        decoder.feed(lines[0] + odd)
+    assert decoder._envelope is None
+    decoder.feed(lines[1] + lines[2])
+    decoder.close()
+    text = "".join(getattr(e, "text", "") for e in decoder.sink.drain())
+    expected = [f"t{n}" for n in range(_LEARN_AFTER + 2)] + ["t0", "t1", "t2"]
+    expected += ["t0odd"] * (_SPARE_MISSES + 2) + ["t1t2"]
+    assert text == "".join(expected)
+
+
 def test_an_envelope_of_lines_is_learned_only_where_a_probe_reads_back() -> None:
     """``learn_stamped_line`` refuses a line whose stamp has other characters, whose
     keys come twice or in a place the reader does not take them from."""

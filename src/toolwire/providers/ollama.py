@@ -22,6 +22,10 @@ from toolwire.providers.envelope import LineEnvelope, learn_stamped_line
 # costs 10% more with it, one of 64 10% less, one of 512 29% less, callgrind)
 _LEARN_AFTER = 16
 _TRIES = 3
+# pieces an envelope may fail to read whole beyond those it read before it is dropped
+# (each failure costs its pattern's pass over the piece on top of the line-by-line
+# reading: a stream with another kind of line in every piece soon stops paying it)
+_SPARE_MISSES = 4
 
 
 class OllamaDecoder(JsonStreamDecoder):
@@ -36,6 +40,7 @@ class OllamaDecoder(JsonStreamDecoder):
         # none is tried for it
         self._envelope: LineEnvelope | None = None
         self._learning = _LEARN_AFTER + _TRIES
+        self._runs = self._misses = 0  # pieces the envelope read whole, and did not
 
     def feed(self, data: bytes | str) -> None:
         if isinstance(data, str):
@@ -63,13 +68,22 @@ class OllamaDecoder(JsonStreamDecoder):
             return False
         bodies = envelope.lines.findall(data, 0, end - 1)
         if len(bodies) != data.count(b"\n", 0, end):
-            return False  # (one line or more of another shape)
+            return self._missed()  # (one line or more of another shape)
         try:
             texts = orjson.loads(b'["' + b'","'.join(bodies) + b'"]')
         except orjson.JSONDecodeError:
-            return False  # a body that is no string token's: each line is read whole
+            return self._missed()  # a body that is no string token's: read line by line
+        self._runs += 1
         self.text_run(texts)
         return True
+
+    def _missed(self) -> bool:
+        """A piece the envelope did not read (False): too many, and it is dropped."""
+        self._misses += 1
+        if self._misses > self._runs + _SPARE_MISSES:
+            self._envelope = None
+            self._learning = 0  # (none learned again)
+        return False
 
     def line_begun(self, line: bytes) -> bool:
         """A line the envelope would read, cut: an object begun, known without a
