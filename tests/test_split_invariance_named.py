@@ -860,6 +860,42 @@ def test_a_new_id_s_blank_text_over_the_wire_F3_F15() -> None:
     ]
 
 
+def test_text_at_another_index_settles_a_wait_however_it_is_cut_F15() -> None:
+    """Review 15 #1: while a new id's blank text waits, text at another call's index
+    settles the wait as it came, whether that text is one delta (which the plain
+    append refuses: it repeats the call's start, a possible snapshot) or cut into
+    pieces the plain append would take: the same calls either way, assembled and over
+    the wire."""
+    head: list[Fragment] = [(0, None, "f", '{"a":1}'), (1, "c3", "g", "["), (1, None, None, "1,")]
+    tail: list[Fragment] = [(0, "c2", None, '{"b":2}')]
+    readings = []
+    for pieces in (["[2]]"], ["[", "2]]"]):
+        middle: list[Fragment] = [(0, "c2", None, " "), *((1, None, None, p) for p in pieces)]
+        fragments = head + middle + tail
+        calls = summary(calls_of(fragments))
+        readings.append(calls)
+        assert summary(parse_stream(index_chunks(fragments), "openai-chat").calls) == calls
+    assert readings[0] == readings[1], readings
+    assert [call[:3] for call in readings[0]] == [
+        ("c2", "f", '{"a":1} {"b":2}'),
+        ("c3", "g", "[1,[2]]"),
+    ]
+
+
+def index_chunks(fragments: list[Fragment]) -> bytes:
+    """The fragments as OpenAI chat chunks, each at its own index."""
+    messages = []
+    for index, id, name, text in fragments:
+        call: dict[str, Any] = {"index": index, "function": {"arguments": text}}
+        if id is not None:
+            call |= {"id": id, "type": "function"}
+        if name is not None:
+            call["function"]["name"] = name
+        messages.append({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+    messages.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return sse(messages)
+
+
 def test_a_new_id_s_many_blank_pieces_take_linear_time_F22() -> None:
     """64,000 blank pieces with the new id before its value (each waits with the
     ones before it, joined once): well under a second, bounded generously."""

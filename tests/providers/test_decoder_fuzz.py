@@ -711,6 +711,9 @@ def test_an_envelope_of_lines_is_learned_only_where_a_probe_reads_back() -> None
     assert learn(elsewhere) is None
     stamp_nested = b'{"x":{"created_at":"1"},"message":{"content":"a"}}'
     assert learn(stamp_nested) is None
+    # (a line whose other members are long: its pattern would be long to make)
+    assert learn(_stamped_line("2025-06-01T10:00:00Z", "a", pad="x" * 4000)) is None
+    assert learn(_stamped_line("2025-06-01T10:00:00Z", "a" * 8000, pad="x" * 3000))
 
 
 def test_a_line_cut_after_its_envelope_was_learned_is_held_as_parsing_would_hold_it() -> None:

@@ -723,6 +723,10 @@ class CallAssembler:
             or not slot.started_event
             or slot.object_value is not NOT_GIVEN
             or slot.next_name is not None
+            # a fragment waits (``_waiting``): text at any index goes through ``tool``,
+            # which settles the wait first, as it does for text the plain append would
+            # not take (review 15 #1: else cutting another call's delta decided it)
+            or self._waiting is not None
         ):
             return -1
         return slot.size

@@ -351,6 +351,10 @@ _STRING_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 # what the probe of ``learn_stamped_line`` puts in the stamp's place
 _PROBE_STAMP = "1"
+# the most bytes a line's envelope keeps (its pattern is compiled by Python code, a
+# step per byte, ~0.8 µs: a line with a 1 MB member took 0.8 s to learn, review 15
+# #2; Ollama's keep ~150)
+_MOST_FIXED = 4096
 
 
 class LineEnvelope(NamedTuple):
@@ -412,6 +416,8 @@ def learn_stamped_line(
     prefix = head + stamp_token
     gap = between + key_token + b'"'
     suffix = after[string.end() - 1 :]
+    if len(prefix) + len(gap) + len(suffix) > _MOST_FIXED:
+        return None
     probe = prefix + _PROBE_STAMP.encode() + gap + _PROBE_TOKEN[1:-1] + suffix
     try:
         if orjson.loads(probe) != expected(_PROBE_STAMP, _PROBE):
