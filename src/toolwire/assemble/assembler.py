@@ -219,7 +219,7 @@ class _Waiting:
     an id whose value is whole would adopt as a late id, held until the text after it
     says whether it opens the new id's call instead (review 14b R2, F3, F15)."""
 
-    __slots__ = ("id", "index", "name", "parts", "slot", "snapshots", "stood_in")
+    __slots__ = ("id", "index", "name", "parts", "slot", "snapshots")
 
     def __init__(
         self, slot: _Slot, index: int | None, id: str, name: str | None, snapshots: bool
@@ -230,10 +230,6 @@ class _Waiting:
         self.name = name
         self.snapshots = snapshots
         self.parts: list[str] | None = None  # its blank text (None: no text came)
-        # the slot's ``next_name`` was None and stands in as "" meanwhile: a name no
-        # fragment gives, so ``open_size`` sends the slot's text through ``tool``,
-        # which settles this fragment first (no check on the plain append's path)
-        self.stood_in = False
 
     def add(self, text: str | None) -> None:
         if text is not None:
@@ -508,8 +504,6 @@ class CallAssembler:
                         return
                     arguments = (waiting.text() or "") + arguments
                     self._waiting = None
-                    if waiting.stood_in:
-                        waiting.slot.next_name = None
                 else:
                     self._settle()
             holder = self._holder(index)
@@ -1022,9 +1016,6 @@ class CallAssembler:
             return False
         waiting = self._waiting = _Waiting(slot, index, id, name, snapshots)
         waiting.add(arguments)
-        if slot.next_name is None:
-            slot.next_name = ""
-            waiting.stood_in = True
         self._holding = True
         return True
 
@@ -1036,8 +1027,6 @@ class CallAssembler:
             return
         self._waiting = None
         slot = waiting.slot
-        if waiting.stood_in:
-            slot.next_name = None
         slot.id = waiting.id  # the late id, as ``_route`` adopts it
         self._by_id[waiting.id] = slot
         # (its id and name were read with their own message's marker, F29)
