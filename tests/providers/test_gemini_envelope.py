@@ -5,6 +5,7 @@ the block parsed whole gives, and a block the envelope must not read is parsed."
 from __future__ import annotations
 
 import random
+import time
 from unittest import mock
 
 import orjson
@@ -168,3 +169,52 @@ def _without_integers(value: object) -> object:
     if isinstance(value, dict):
         return {k: _without_integers(v) for k, v in value.items()}
     return value
+
+
+def test_a_usage_of_many_integers_is_shaped_in_linear_time_F22() -> None:
+    """Review 16 #1: the search for each integer's zeros sliced the rest of the shape,
+    quadratic in the integers (480 KB of them: 2 s). 300,000 integers: well under a
+    second, bounded generously; and a chunk whose envelope would keep more than
+    ``MOST_FIXED`` bytes is not learned (Gemini's keep ~300)."""
+    usage = b'{"promptTokenCount":5,"x":[' + b",".join([b"10"] * 300_000) + b"]}"
+    started = time.perf_counter()
+    found = integer_shape(usage)
+    assert time.perf_counter() - started < 2.0
+    assert found is not None and len(found[1]) == 300_000
+    big = COMPACT.replace(
+        b'"totalTokenCount":%d', b'"totalTokenCount":%d,"x":[' + b"10," * 2000 + b"1]"
+    )
+    block = chunk("t", 11, big)
+    assert learn_text(block, "t", orjson.loads(block[6:])) is None
+    assert learn_text(chunk("t", 11, COMPACT), "t", orjson.loads(chunk("t", 11, COMPACT)[6:]))
+
+
+def test_blocks_that_miss_the_envelope_after_the_text_are_not_parsed_as_tokens() -> None:
+    """Review 16 #2: a block with the envelope's ends whose usage has another shape
+    (a count of another length) is read whole without a parse of its token that
+    fails first (an exception per block cost as much as reading it whole); the same
+    events."""
+    data = b"".join(chunk("t", 10 ** (n % 6), COMPACT) + b"\n\n" for n in range(60))
+    with mock.patch.object(orjson, "loads", side_effect=orjson.loads) as loads:
+        fast, decoder = decoded(data, True)
+    failed = 0
+    for args, _ in loads.call_args_list:
+        try:
+            orjson.loads(args[0])
+        except orjson.JSONDecodeError:
+            failed += 1
+    assert failed == 0
+    assert decoder._hits > 0
+    assert fast == decoded(data, False)[0]
+
+
+def test_a_stream_of_two_chunk_shapes_in_turn_learns_no_more_than_it_saves() -> None:
+    """Review 16 #3: chunks of two shapes in turn (another ``modelVersion`` every
+    other chunk) learned the envelope again after each hit, a learn costing what 8
+    blocks read by one save: now each learn beyond the first few is paid for by 8."""
+    shapes = [COMPACT, COMPACT.replace(b"gemini-2.5-flash", b"gemini-2.5-pro--")]
+    for turn in (1, 2):  # (ABAB, AABB)
+        data = b"".join(chunk("t", 11, shapes[n // turn % 2]) + b"\n\n" for n in range(2000))
+        fast, decoder = decoded(data, True)
+        assert decoder._learned + decoder._missed <= 5 + decoder._hits // 8, turn
+        assert fast == decoded(data, False)[0]

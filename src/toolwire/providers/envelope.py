@@ -351,10 +351,11 @@ _STRING_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 # what the probe of ``learn_stamped_line`` puts in the stamp's place
 _PROBE_STAMP = "1"
-# the most bytes a line's envelope keeps (its pattern is compiled by Python code, a
-# step per byte, ~0.8 µs: a line with a 1 MB member took 0.8 s to learn, review 15
-# #2; Ollama's keep ~150)
-_MOST_FIXED = 4096
+# the most bytes an envelope of lines or of Gemini's chunks keeps (a line's pattern
+# is compiled by Python code, a step per byte, ~0.8 µs: a line with a 1 MB member
+# took 0.8 s to learn, review 15 #2; learning a chunk's usage costs a step per
+# integer; Ollama's keep ~150 bytes, Gemini's ~300)
+MOST_FIXED = 4096
 
 
 class LineEnvelope(NamedTuple):
@@ -416,7 +417,7 @@ def learn_stamped_line(
     prefix = head + stamp_token
     gap = between + key_token + b'"'
     suffix = after[string.end() - 1 :]
-    if len(prefix) + len(gap) + len(suffix) > _MOST_FIXED:
+    if len(prefix) + len(gap) + len(suffix) > MOST_FIXED:
         return None
     probe = prefix + _PROBE_STAMP.encode() + gap + _PROBE_TOKEN[1:-1] + suffix
     try:
@@ -488,5 +489,8 @@ def integer_shape(data: bytes) -> tuple[bytes, list[int]] | None:
     at = shape.find(b"00")
     while at >= 0:
         firsts.append(at)
-        at = shape.find(b"00", len(shape) - len(shape[at:].lstrip(b"0")))
+        # past the integer's zeros (at most 18 of them: a slice as long as the rest
+        # made the search quadratic in the integers, review 16 #1)
+        run = shape[at : at + 19]
+        at = shape.find(b"00", at + len(run) - len(run.lstrip(b"0")))
     return shape, firsts
