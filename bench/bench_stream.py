@@ -256,6 +256,7 @@ def main() -> None:
     floor_ratio("Responses events, 16-byte argument deltas", responses_events(args, 16), repeats)
     text = code_like_text(9_998 * 16)
     floor_ratio("Ollama lines, 16-character content deltas", ollama_lines(text, 16), repeats)
+    floor_ratio("the same, reasoning deltas (thinking)", ollama_lines(text, 16, True), repeats)
     pieces = [args[i : i + 16] for i in range(0, len(args), 16)]
     floor_ratio("Anthropic arguments, 16-byte deltas", anthropic_events(pieces), repeats)
     floor_ratio(

@@ -146,12 +146,18 @@ def responses_events(args: str, delta_size: int) -> bytes:
     return "".join(out).encode()
 
 
-def ollama_lines(text: str, delta_size: int) -> bytes:
+def ollama_lines(text: str, delta_size: int, thinking: bool = False) -> bytes:
     """An Ollama ``/api/chat`` stream (newline-delimited JSON) of ``text`` in
-    ``delta_size``-character content deltas, then the final object with the counts."""
+    ``delta_size``-character content deltas (``thinking``: reasoning deltas, the text
+    empty, as qwen3 or deepseek-r1 asked to think send them), then the final object
+    with the counts."""
     out = []
     for i in range(0, len(text), delta_size):
-        message = {"role": "assistant", "content": text[i : i + delta_size]}
+        piece = text[i : i + delta_size]
+        if thinking:
+            message = {"role": "assistant", "content": "", "thinking": piece}
+        else:
+            message = {"role": "assistant", "content": piece}
         at = f"2025-06-01T10:00:{i // delta_size % 60:02d}.{i:09d}Z"
         out.append({"model": "qwen3:8b", "created_at": at, "message": message, "done": False})
     message = {"role": "assistant", "content": ""}

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from toolwire.events import Event, TextDelta
+from toolwire.events import Event, ReasoningDelta, TextDelta
 
 SCALE = float(os.environ.get("TOOLWIRE_FUZZ_SCALE", "1"))
 
@@ -474,12 +474,20 @@ def fuzzed_stream(seed: WireSeed, rng: random.Random) -> bytes | str:
 
 
 def joined_text(events: list[Event]) -> list[Event]:
-    """``events`` with each run of text deltas as one: a decoder may hand on the text
-    of the messages one ``feed`` reads as one delta."""
+    """``events`` with each run of text deltas as one, and of reasoning deltas (with no
+    signature): a decoder may hand on the text (or reasoning) of the messages one
+    ``feed`` reads as one delta."""
     out: list[Event] = []
     for event in events:
-        if type(event) is TextDelta and out and type(out[-1]) is TextDelta:
-            out[-1] = TextDelta(out[-1].text + event.text)
+        last = out[-1] if out else None
+        if type(event) is TextDelta and type(last) is TextDelta:
+            out[-1] = TextDelta(last.text + event.text)
+        elif (
+            type(event) is ReasoningDelta
+            and type(last) is ReasoningDelta
+            and not (event.signature or last.signature)
+        ):
+            out[-1] = ReasoningDelta(last.text + event.text)
         else:
             out.append(event)
     return out

@@ -506,7 +506,14 @@ def _ollama_line(content: object, **extra: object) -> bytes:
     return json.dumps(chunk, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
-OLLAMA_PLAIN = [_ollama_line("def f(x):"), _ollama_line(" Zürich ☃"), _ollama_line("")]
+OLLAMA_PLAIN = [
+    _ollama_line("def f(x):"),
+    _ollama_line(" Zürich ☃"),
+    _ollama_line(""),
+    # reasoning alone (qwen3, deepseek-r1 with ``think``): the text empty
+    b'{"model":"qwen3","message":{"role":"assistant","content":"","thinking":"Hm, "},"done":false}',
+    b'{"message":{"role":"assistant","content":"","thinking":"\\u00e9 \\ud83d\\ude00"}}',
+]
 OLLAMA_ODD = [
     b'{"error":"model not found"}',
     _ollama_line("e", error=None),
@@ -515,6 +522,15 @@ OLLAMA_ODD = [
     _ollama_line("", done=True, done_reason="stop", prompt_eval_count=3, eval_count=4),
     _ollama_line("d", done=None),
     b'{"message":{"role":"assistant","content":"m","thinking":"hm"},"done":false}',
+    b'{"message":{"role":"assistant","thinking":"no content"},"done":false}',
+    b'{"message":{"role":"assistant","content":null,"thinking":"null content"}}',
+    b'{"message":{"role":"assistant","content":"","thinking":5}}',
+    b'{"message":{"role":"assistant","content":"","thinking":null}}',
+    b'{"message":{"role":"assistant","content":"","thinking":"t","tool_calls":[{"function":'
+    b'{"name":"get_weather","arguments":{"city":"Oslo"}}}]},"done":false}',
+    b'{"message":{"role":"assistant","content":"","thinking":"\xff"}}',
+    b'{"thinking":"top","message":{"role":"assistant","content":"","thinking":"both"}}',
+    b'{"message":{"role":"assistant","content":"","thinking":"d"},"done":true}',
     b'{"message":{"role":"assistant","content":"","tool_calls":[{"function":'
     b'{"name":"get_weather","arguments":{"city":"Oslo"}}}]},"done":false}',
     b'{"message":{"role":"assistant","tool_calls":null},"done":false}',
