@@ -509,10 +509,11 @@ def test_chunks_in_any_split_give_the_same_calls_F3_F4_F8_F15(
 
 
 def openai_chunks(fragments: list[Fragment], finish: str) -> bytes:
-    """The fragments as OpenAI chat chunks at index 0 (a field for each part given)."""
+    """The fragments as OpenAI chat chunks, each at its index (a field for each part
+    given)."""
     messages = []
-    for _, id, name, text in fragments:
-        call: dict[str, Any] = {"index": 0, "function": {"arguments": text}}
+    for index, id, name, text in fragments:
+        call: dict[str, Any] = {"index": index, "function": {"arguments": text}}
         if id is not None:
             call["id"] = id
             call["type"] = "function"
@@ -874,26 +875,13 @@ def test_text_at_another_index_settles_a_wait_however_it_is_cut_F15() -> None:
         fragments = head + middle + tail
         calls = summary(calls_of(fragments))
         readings.append(calls)
-        assert summary(parse_stream(index_chunks(fragments), "openai-chat").calls) == calls
+        wire = openai_chunks(fragments, "tool_calls")
+        assert summary(parse_stream(wire, "openai-chat").calls) == calls
     assert readings[0] == readings[1], readings
     assert [call[:3] for call in readings[0]] == [
         ("c2", "f", '{"a":1} {"b":2}'),
         ("c3", "g", "[1,[2]]"),
     ]
-
-
-def index_chunks(fragments: list[Fragment]) -> bytes:
-    """The fragments as OpenAI chat chunks, each at its own index."""
-    messages = []
-    for index, id, name, text in fragments:
-        call: dict[str, Any] = {"index": index, "function": {"arguments": text}}
-        if id is not None:
-            call |= {"id": id, "type": "function"}
-        if name is not None:
-            call["function"]["name"] = name
-        messages.append({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
-    messages.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
-    return sse(messages)
 
 
 def test_a_new_id_s_many_blank_pieces_take_linear_time_F22() -> None:
