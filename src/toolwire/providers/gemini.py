@@ -309,8 +309,17 @@ class GeminiDecoder(JsonStreamDecoder):
                             else:
                                 self._learned += 1
                                 envelope = self._envelope = found
-                                prefix, tail, start, stop, middle, shape, firsts = envelope[:7]
-                                usage_size, after_text = envelope[7:]
+                                (
+                                    prefix,
+                                    tail,
+                                    start,
+                                    stop,
+                                    middle,
+                                    shape,
+                                    firsts,
+                                    usage_size,
+                                    after_text,
+                                ) = envelope
                         continue
             if type(chunk) is dict:
                 if run:
