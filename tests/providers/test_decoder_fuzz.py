@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 
 import pytest
 import wirefuzz
@@ -666,7 +667,7 @@ def test_ollama_lines_are_read_by_their_envelope_once_learned() -> None:
             _stamped_line(f"2025-06-01T10:00:{n:02d}Z", t) + b"\n" for n, t in enumerate(texts)
         )
     )
-    assert decoder._envelope is not None
+    assert decoder._text.envelope is not None
     run = [_stamped_line(f"2025-06-02T00:00:0{n}.5+01:00", f"r{n}") + b"\n" for n in range(5)]
     with mock.patch.object(OllamaDecoder, "read_lines", side_effect=AssertionError):
         decoder.feed(b"".join(run))
@@ -687,13 +688,13 @@ def test_an_envelope_of_lines_that_reads_few_pieces_is_dropped() -> None:
     decoder = OllamaDecoder(CallAssembler())
     lines = [_stamped_line(f"2025-06-01T10:00:{n:02d}Z", f"t{n}") + b"\n" for n in range(20)]
     decoder.feed(b"".join(lines[: _LEARN_AFTER + 2]))
-    assert decoder._envelope is not None
+    assert decoder._text.envelope is not None
     decoder.feed(b"".join(lines[:3]))  # (read whole: one run)
     odd = _stamped_line("2025-06-01T10:00:00Z", "odd", extra=1) + b"\n"
     for n in range(1 + _SPARE_MISSES + 1):  # (one more than the run and the spares)
-        assert decoder._envelope is not None, n
+        assert decoder._text.envelope is not None, n
         decoder.feed(lines[0] + odd)
-    assert decoder._envelope is None
+    assert decoder._text.envelope is None
     decoder.feed(lines[1] + lines[2])
     decoder.close()
     text = "".join(getattr(e, "text", "") for e in decoder.sink.drain())
@@ -764,3 +765,158 @@ def test_a_line_cut_after_its_envelope_was_learned_is_held_as_parsing_would_hold
                 fast = per_piece(parts)
                 with mock.patch.object(OllamaDecoder, "reads_envelope", False):
                     assert fast == per_piece(parts), (tail, cut)
+
+
+def _stamped_thought(stamp: str, thought: object, **extra: object) -> bytes:
+    """An Ollama chunk of reasoning alone (``think``), the text empty, as Ollama writes
+    it (see ``_stamped_line``)."""
+    line = _stamped_line(stamp, "", **extra)
+    return line.replace(b'"content":""', b'"content":"","thinking":' + _go_json(thought), 1)
+
+
+def _go_json(value: object) -> bytes:
+    text = json.dumps(value, ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text.encode("utf-8", "surrogatepass")
+
+
+OLLAMA_THOUGHTS = [
+    _stamped_thought("2025-06-01T10:00:00.123456789Z", "Okay, the user wants"),
+    _stamped_thought("2023-08-04T08:52:19.385406455-07:00", " a < b && c > d"),
+    _stamped_thought("2025-06-01T10:00:01Z", ""),
+    _stamped_thought("2025-06-01T10:00:02.5+02:00", ' "quoted" \\ back\nline\ttab } { ] ['),
+    _stamped_thought("", " Zürich ☃ 😀"),
+]
+# lines of nearly that shape, and of reasoning with text, that the reasoning's envelope
+# must leave to the line-by-line reading, or read as it does
+OLLAMA_THOUGHTS_ODD = [
+    _stamped_thought("2025-06-01T10:00:00Z", "t").replace(b'"content":""', b'"content":"x"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "t").replace(b'"content":"",', b""),
+    _stamped_thought("2025-06-01T10:00:00Z", "t").replace(b'"content":""', b'"content":null'),
+    _stamped_thought("2025-06-01T10:00:00Z", 5),
+    _stamped_thought("2025-06-01T10:00:00Z", None),
+    _stamped_thought("2025-06-01T10:00:00Z", "t", done=True, done_reason="stop"),
+    _stamped_thought("2025-06-01T10:00:00Z", "t", thinking="top"),
+    _stamped_thought("2025-06-01T10:00:00Z", "t", extra=1),
+    _stamped_thought("2025 06 01", "space in stamp"),
+    _stamped_thought("STAMP", "t").replace(b"STAMP", b'2025","done":true,"x":"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"z","thinking":"twice"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"z"},"message":{"a":"b"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"z","tool_calls":[]'),
+    # a surrogate pair's halves, escaped, on two lines; a character's bytes on two
+    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"lone \\ud83d"')
+    + b"\n"
+    + _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"\\ude00 other half"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"cut \xe2\x98"')
+    + b"\n"
+    + _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"\x83 rest"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"bad \\x escape"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"raw \x01 control"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"two" "strings"'),
+    _stamped_thought("2025-06-01T10:00:00Z", "z")[:-1],
+    _stamped_thought("2025-06-01T10:00:00Z", "z") + b"\r",
+    _stamped_thought("2025-06-01T10:00:00Z", "z") + b'{"message":{"content":"more"}}',
+    # text and reasoning the other way round in the message
+    b'{"model":"qwen3","created_at":"2025-06-01T10:00:00Z","message":{"role":"assistant",'
+    b'"thinking":"first","content":""},"done":false}',
+    b'{"model":"qwen3","created_at":"2025-06-01T10:00:00Z","message":{"role":"assistant",'
+    b'"content":"","thinking":"t","tool_calls":[{"function":{"name":"get_weather",'
+    b'"arguments":{"city":"Oslo"}}}]},"done":false}',
+    b"",
+]
+
+
+def _reasoning_then_text(rng: random.Random) -> bytes:
+    """Runs of reasoning lines and of text lines (most often reasoning, then text, as
+    a model asked to think sends them; sometimes back and forth), with lines of nearly
+    either shape and other odd lines among them, sometimes cut off."""
+    messages: list[bytes] = []
+    for phase in range(rng.choice((1, 2, 2, 2, 3, 6))):
+        plain = OLLAMA_THOUGHTS if phase % 2 == 0 else OLLAMA_STAMPED
+        messages += [rng.choice(plain) for _ in range(rng.choice((1, 5, 30, 80)))]
+    odd = OLLAMA_THOUGHTS_ODD + OLLAMA_STAMPED_ODD + OLLAMA_ODD
+    for _ in range(rng.choice((0, 0, 1, 3))):
+        messages.insert(rng.randint(0, len(messages)), rng.choice(odd))
+    data = b"".join(m + b"\n" for m in messages)
+    if rng.random() < 0.2:
+        data = data[: rng.randint(0, len(data))]
+    return data
+
+
+@pytest.mark.parametrize("learn_after", [0, 2, 16])
+def test_ollama_reasoning_lines_read_by_their_envelope_give_what_parsing_them_gives(
+    learn_after: int,
+) -> None:
+    """A chunk of reasoning alone teaches the decoder a second envelope, around its
+    stamp and its reasoning (its text, "", kept as bytes); runs of either kind of line
+    are read by their own envelope. Every event, in any split of streams of reasoning
+    lines then text lines (or back and forth) with lines of nearly either shape among
+    them (other members, text with the reasoning, reasoning not a string, a
+    surrogate's halves or a character's bytes on two lines, bad escapes), must be what
+    parsing each line gives, in the same order."""
+    from unittest import mock
+
+    from toolwire.providers import OllamaDecoder
+    from toolwire.providers import ollama as ollama_module
+
+    seed = next(s for s in SEEDS if s.name == "ollama")
+
+    def case(rng: random.Random, number: int) -> None:
+        same_without(seed, _reasoning_then_text(rng), rng, OllamaDecoder, "reads_envelope", number)
+
+    with mock.patch.object(ollama_module, "_LEARN_AFTER", learn_after):
+        assert run_budgeted(INPUTS, SECONDS, case) >= 20
+
+
+def test_reasoning_then_text_lines_are_each_read_by_their_envelope() -> None:
+    """Reasoning lines teach the decoder their envelope, which reads whole runs of
+    them (not ``read_lines``); then text lines teach it theirs: the piece where the
+    stream turns is read line by line, and the runs after it by the text's envelope,
+    the reasoning's kept (a stream that turns back is read by it again). Neither is
+    dropped for the turns, however many, and each piece gives what parsing each of
+    its lines gives."""
+    from unittest import mock
+
+    from toolwire.assemble import CallAssembler
+    from toolwire.providers import OllamaDecoder
+    from toolwire.providers import ollama as ollama_module
+
+    def lines(make: Callable[..., bytes], tag: str, count: int) -> bytes:
+        return b"".join(
+            make(f"2025-06-01T10:00:{n % 60:02d}.5Z", f"<{tag}{n}> \\ 😀") + b"\n"
+            for n in range(count)
+        )
+
+    count = ollama_module._LEARN_AFTER + 2
+    decoder = OllamaDecoder(CallAssembler())
+    fed: list[bytes] = []
+    out: list[list[Event]] = []
+
+    def feed(piece: bytes, whole: bool = True) -> None:
+        fed.append(piece)
+        if whole:
+            decoder.feed(piece)
+        else:  # (read by an envelope, at once)
+            with mock.patch.object(OllamaDecoder, "read_lines", side_effect=AssertionError):
+                decoder.feed(piece)
+        out.append(joined_text(decoder.sink.drain()))
+
+    feed(lines(_stamped_thought, "a", count))
+    feed(lines(_stamped_thought, "b", count))  # (learns, if it waits for a piece)
+    assert decoder._thinking.envelope is not None
+    feed(lines(_stamped_thought, "c", 5), whole=False)
+    for turn in range(2 * (ollama_module._SPARE_MISSES + 2)):
+        make, tag = (_stamped_line, "t") if turn % 2 == 0 else (_stamped_thought, "r")
+        feed(lines(make, tag, 3) + lines(make, tag + "x", count))  # (turns: line by line)
+        feed(lines(make, tag + "y", count))  # (learns the text's, if it waits)
+        feed(lines(make, tag + "z", 4), whole=False)
+    decoder.close()
+    out.append(joined_text(decoder.sink.drain()))
+    assert decoder._thinking.envelope is not None and decoder._text.envelope is not None
+    slow = OllamaDecoder(CallAssembler())
+    with mock.patch.object(OllamaDecoder, "reads_envelope", False):
+        for piece in fed:
+            slow.feed(piece)
+            assert out.pop(0) == joined_text(slow.sink.drain())
+        slow.close()
+    assert out == [joined_text(slow.sink.drain())]

@@ -28,6 +28,20 @@ _TRIES = 3
 _SPARE_MISSES = 4
 
 
+class _Kind:
+    """A kind of chunk read apart (text alone, or reasoning alone): the envelope of its
+    line once learned, how many more such chunks read whole before none is tried for
+    it, and the pieces the envelope read whole and did not."""
+
+    __slots__ = ("envelope", "learning", "misses", "reasoning", "runs")
+
+    def __init__(self, reasoning: bool) -> None:
+        self.reasoning = reasoning
+        self.envelope: LineEnvelope | None = None
+        self.learning = _LEARN_AFTER + _TRIES
+        self.runs = self.misses = 0
+
+
 class OllamaDecoder(JsonStreamDecoder):
     format_name = "ollama"
     stream_title = "Ollama"
@@ -35,12 +49,13 @@ class OllamaDecoder(JsonStreamDecoder):
     def __init__(self, sink: CallAssembler, text_sink: Callable[[str], None] | None = None):
         super().__init__(sink, text_sink)
         self._seed: str | None = None
-        # the bytes of a text chunk's line around its timestamp and its text, once
-        # learned (``read_lines``), and how many more text chunks read whole before
-        # none is tried for it
-        self._envelope: LineEnvelope | None = None
-        self._learning = _LEARN_AFTER + _TRIES
-        self._runs = self._misses = 0  # pieces the envelope read whole, and did not
+        # the bytes of a text chunk's line around its timestamp and its text, and of a
+        # reasoning chunk's around its stamp and its reasoning, once learned
+        # (``read_lines``); ``_kind``: the kind of the last such chunk read, whose
+        # envelope ``read_run`` tries (a stream sends reasoning, then text)
+        self._text = _Kind(False)
+        self._thinking = _Kind(True)
+        self._kind = self._text
 
     def feed(self, data: bytes | str) -> None:
         if isinstance(data, str):
@@ -63,32 +78,37 @@ class OllamaDecoder(JsonStreamDecoder):
         apart, as an array of strings (10,000 content deltas: 1.8-1.9x the floor's
         time, 2.2-2.3x parsing each line, bench_stream.py; the pattern alone costs
         about what the floor does)."""
-        envelope = self._envelope
+        kind = self._kind
+        envelope = kind.envelope
         if envelope is None or not end or not self.reads_text:
             return False
         bodies = envelope.lines.findall(data, 0, end - 1)
         if len(bodies) != data.count(b"\n", 0, end):
-            return self._missed()  # (one line or more of another shape)
+            return self._missed(kind)  # (one line or more of another shape)
         try:
             texts = orjson.loads(b'["' + b'","'.join(bodies) + b'"]')
         except orjson.JSONDecodeError:
-            return self._missed()  # a body that is no string token's: read line by line
-        self._runs += 1
-        self.text_run(texts)
+            return self._missed(kind)  # a body that is no string token's: line by line
+        kind.runs += 1
+        self.text_run(texts, kind.reasoning)
         return True
 
-    def _missed(self) -> bool:
-        """A piece the envelope did not read (False): too many, and it is dropped."""
-        self._misses += 1
-        if self._misses > self._runs + _SPARE_MISSES:
-            self._envelope = None
-            self._learning = 0  # (none learned again)
+    @staticmethod
+    def _missed(kind: _Kind) -> bool:
+        """A piece the envelope of ``kind`` did not read (False): too many, and it is
+        dropped. Only the envelope of the kind last read is tried, so a stream that
+        turns from reasoning to text costs the reasoning's one miss, the piece where it
+        turns (read line by line), and the text's envelope none."""
+        kind.misses += 1
+        if kind.misses > kind.runs + _SPARE_MISSES:
+            kind.envelope = None
+            kind.learning = 0  # (none learned again)
         return False
 
     def line_begun(self, line: bytes) -> bool:
         """A line the envelope would read, cut: an object begun, known without a
         parse that fails (the ends of 10,000 lines' 4 KB pieces: 0.12 ms, not 0.65)."""
-        envelope = self._envelope
+        envelope = self._kind.envelope
         if envelope is not None and envelope.begun(line):
             return True
         return super().line_begun(line)
@@ -109,6 +129,7 @@ class OllamaDecoder(JsonStreamDecoder):
         # through ``on_chunk``, 2.3-2.4x this way, bench_stream.py)
         thoughts: list[str] = []
         seed = self._seed
+        text, thinking = self._text, self._thinking
         read = len(lines)
         for n, line in enumerate(lines):
             try:
@@ -136,10 +157,10 @@ class OllamaDecoder(JsonStreamDecoder):
                         if type(content) is str:
                             if seed is None:
                                 seed = self._seed = self.seed_of(chunk)
-                            elif self._learning and self._envelope is None:
-                                self._learning -= 1
-                                if self._learning < _TRIES:
-                                    self._learn(line, chunk, message)
+                            elif text.learning and text.envelope is None:
+                                text.learning -= 1
+                                if text.learning < _TRIES:
+                                    self._learn(text, line, chunk, message)
                             if thoughts:
                                 self.text_run(thoughts, True)
                                 thoughts.clear()
@@ -148,35 +169,49 @@ class OllamaDecoder(JsonStreamDecoder):
                     elif content == "" and type(thought := message["thinking"]) is str:
                         if seed is None:
                             seed = self._seed = self.seed_of(chunk)
+                        elif thinking.learning and thinking.envelope is None:
+                            thinking.learning -= 1
+                            if thinking.learning < _TRIES:
+                                self._learn(thinking, line, chunk, message)
                         if run:
                             self.text_run(run)
                             run.clear()
                         thoughts.append(thought)
                         continue
             if run:
+                self._kind = text
                 self.text_run(run)
                 run.clear()
             elif thoughts:
+                self._kind = thinking
                 self.text_run(thoughts, True)
                 thoughts.clear()
             self.dispatch(chunk, line.strip(b" \t\r"))
             seed = self._seed
+        # (the kind of the last chunk read apart: the next piece's envelope)
         if run:
+            self._kind = text
             self.text_run(run)
         elif thoughts:
+            self._kind = thinking
             self.text_run(thoughts, True)
         return read
 
-    def _learn(self, line: bytes, chunk: dict[str, Any], message: dict[str, Any]) -> None:
-        """The envelope of ``line``, a text chunk read whole (not the stream's first:
-        its timestamp seeds the ids), if it has one (see ``learn_stamped_line``)."""
+    def _learn(
+        self, kind: _Kind, line: bytes, chunk: dict[str, Any], message: dict[str, Any]
+    ) -> None:
+        """The envelope of ``line``, a chunk of ``kind`` read whole (not the stream's
+        first: its timestamp seeds the ids), if it has one (see ``learn_stamped_line``):
+        around its text, or around its reasoning (its text, "", is bytes the envelope
+        keeps)."""
         if not self.reads_envelope:
             return
+        key = "thinking" if kind.reasoning else "content"
 
-        def expected(stamp: str, content: str) -> dict[str, Any]:
-            return chunk | {"created_at": stamp, "message": message | {"content": content}}
+        def expected(stamp: str, string: str) -> dict[str, Any]:
+            return chunk | {"created_at": stamp, "message": message | {key: string}}
 
-        self._envelope = learn_stamped_line(line, "created_at", "content", expected)
+        kind.envelope = learn_stamped_line(line, "created_at", key, expected)
 
     @staticmethod
     def seed_of(chunk: dict[str, Any]) -> str:
