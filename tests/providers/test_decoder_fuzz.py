@@ -646,35 +646,60 @@ def test_ollama_lines_read_by_their_envelope_give_what_parsing_them_gives(
         data = _long_mixed_stream(rng, OLLAMA_STAMPED, odd, b"\n")
         same_without(seed, data, rng, OllamaDecoder, "reads_envelope", number)
 
+    # (learning from a line once that many lines came in the pieces after it)
     with mock.patch.object(ollama_module, "_LEARN_AFTER", learn_after):
         assert run_budgeted(INPUTS, SECONDS, case) >= 20
 
 
 def test_ollama_lines_are_read_by_their_envelope_once_learned() -> None:
-    """The envelope is learned from a text chunk's line and then reads whole runs of
-    lines (not ``read_lines``); a run with one line of another shape is read line by
-    line, and says the same."""
+    """The envelope is learned from a text chunk's line read whole, once
+    ``_LEARN_AFTER`` lines came in the pieces after it (a stream that ends sooner never
+    learns), and then reads whole runs of lines (not ``read_lines``), from the piece
+    whose lines made it learn on; a run with one line of another shape is read line by
+    line, and says the same; one whose last line is of another shape has the lines
+    before it read by the envelope, and that one by ``read_lines``."""
     from unittest import mock
 
     from toolwire.assemble import CallAssembler
     from toolwire.providers import OllamaDecoder
     from toolwire.providers.ollama import _LEARN_AFTER
 
+    def piece(tag: str, count: int) -> list[bytes]:
+        stamps = (f"2025-06-02T00:00:{n % 60:02d}.5+01:00" for n in range(count))
+        return [
+            _stamped_line(stamp, f'<{tag}{n}> \\ "x" 😀') + b"\n" for n, stamp in enumerate(stamps)
+        ]
+
+    def said(lines: list[bytes]) -> str:
+        return "".join(_said(line) for line in lines)
+
     decoder = OllamaDecoder(CallAssembler())
-    texts = [f'<{n}> \\ "x" 😀' for n in range(_LEARN_AFTER + 2)]
-    decoder.feed(
-        b"".join(
-            _stamped_line(f"2025-06-01T10:00:{n:02d}Z", t) + b"\n" for n, t in enumerate(texts)
-        )
-    )
-    assert decoder._text.envelope is not None
-    run = [_stamped_line(f"2025-06-02T00:00:0{n}.5+01:00", f"r{n}") + b"\n" for n in range(5)]
+    first, few, run = piece("a", 3), piece("f", _LEARN_AFTER - 1), piece("r", 2)
+    decoder.feed(b"".join(first))
+    decoder.feed(b"".join(few))
+    assert decoder._text.envelope is None  # (a stream that ends here never learns)
     with mock.patch.object(OllamaDecoder, "read_lines", side_effect=AssertionError):
         decoder.feed(b"".join(run))
-    decoder.feed(run[0] + _stamped_line("2025\\u0022", "odd") + b"\n")
+    assert decoder._text.envelope is not None
+    odd = _stamped_line("2025\\u0022", "odd") + b"\n"
+    decoder.feed(run[0] + odd + run[1])
+    last = _stamped_line("2025-06-02T00:00:01Z", "", done=True, done_reason="length") + b"\n"
+    reading = OllamaDecoder.read_lines
+    with mock.patch.object(OllamaDecoder, "read_lines", autospec=True) as read_lines:
+        read_lines.side_effect = reading
+        decoder.feed(run[1] + run[0] + last)
+    assert [call.args[1] for call in read_lines.call_args_list] == [[last[:-1]]]
     decoder.close()
     text = "".join(getattr(e, "text", "") for e in decoder.sink.drain())
-    assert text == "".join(texts) + "r0r1r2r3r4" + "r0" + "odd"
+    assert text == said(first + few + run + [run[0], odd, run[1], run[1], run[0]])
+    assert decoder.finished  # (the last line read)
+
+
+def _said(line: bytes) -> str:
+    """The text of an Ollama line (of a chunk of text)."""
+    import orjson
+
+    return str(orjson.loads(line)["message"]["content"])
 
 
 def test_an_envelope_of_lines_that_reads_few_pieces_is_dropped() -> None:
@@ -686,20 +711,20 @@ def test_an_envelope_of_lines_that_reads_few_pieces_is_dropped() -> None:
     from toolwire.providers.ollama import _LEARN_AFTER, _SPARE_MISSES
 
     decoder = OllamaDecoder(CallAssembler())
-    lines = [_stamped_line(f"2025-06-01T10:00:{n:02d}Z", f"t{n}") + b"\n" for n in range(20)]
-    decoder.feed(b"".join(lines[: _LEARN_AFTER + 2]))
+    lines = [_stamped_line(f"2025-06-01T10:00:{n:02d}Z", f"t{n}") + b"\n" for n in range(40)]
+    decoder.feed(b"".join(lines[:3]))
+    decoder.feed(b"".join(lines[:_LEARN_AFTER]))  # (learned, and read whole: one run)
     assert decoder._text.envelope is not None
-    decoder.feed(b"".join(lines[:3]))  # (read whole: one run)
     odd = _stamped_line("2025-06-01T10:00:00Z", "odd", extra=1) + b"\n"
     for n in range(1 + _SPARE_MISSES + 1):  # (one more than the run and the spares)
         assert decoder._text.envelope is not None, n
-        decoder.feed(lines[0] + odd)
+        decoder.feed(odd + lines[0])
     assert decoder._text.envelope is None
     decoder.feed(lines[1] + lines[2])
     decoder.close()
     text = "".join(getattr(e, "text", "") for e in decoder.sink.drain())
-    expected = [f"t{n}" for n in range(_LEARN_AFTER + 2)] + ["t0", "t1", "t2"]
-    expected += ["t0odd"] * (_SPARE_MISSES + 2) + ["t1t2"]
+    expected = ["t0", "t1", "t2"] + [f"t{n}" for n in range(_LEARN_AFTER)]
+    expected += ["oddt0"] * (_SPARE_MISSES + 2) + ["t1t2"]
     assert text == "".join(expected)
 
 
@@ -761,7 +786,7 @@ def test_a_line_cut_after_its_envelope_was_learned_is_held_as_parsing_would_hold
     with mock.patch.object(ollama_module, "_LEARN_AFTER", 0):
         for tail in tails:
             for cut in range(len(tail) + 1):
-                parts = [head, tail[:cut], tail[cut:]]
+                parts = [head, head, tail[:cut], tail[cut:]]  # (learned: the second)
                 fast = per_piece(parts)
                 with mock.patch.object(OllamaDecoder, "reads_envelope", False):
                     assert fast == per_piece(parts), (tail, cut)
@@ -864,6 +889,7 @@ def test_ollama_reasoning_lines_read_by_their_envelope_give_what_parsing_them_gi
     def case(rng: random.Random, number: int) -> None:
         same_without(seed, _reasoning_then_text(rng), rng, OllamaDecoder, "reads_envelope", number)
 
+    # (learning from a line once that many lines came in the pieces after it)
     with mock.patch.object(ollama_module, "_LEARN_AFTER", learn_after):
         assert run_budgeted(INPUTS, SECONDS, case) >= 20
 

@@ -697,8 +697,9 @@ class JsonStreamDecoder(WireDecoder):
         end = data.rfind(b"\n") + 1
         rest = data[end:]  # (the line the next piece ends)
         read = whole = 0
-        if not self.read_run(data, end):
-            lines = data[:end].split(b"\n")
+        done = self.read_run(data, end)
+        if done < end:
+            lines = data[done:end].split(b"\n")
             lines.pop()  # (the empty line after the last LF)
             read, whole = self.read_lines(lines), len(lines)
         if read < whole:
@@ -717,10 +718,11 @@ class JsonStreamDecoder(WireDecoder):
         object and no more (see ``_object_begun``; a decoder may know it sooner)."""
         return _object_begun(line)
 
-    def read_run(self, data: bytes, end: int) -> bool:
-        """Read ``data`` up to ``end`` (just after a LF) at once, if a decoder knows
-        how: answers whether it did (else its lines go to ``read_lines``)."""
-        return False
+    def read_run(self, data: bytes, end: int) -> int:
+        """Read the lines of ``data`` up to ``end`` (just after a LF), or the first of
+        them, at once, if a decoder knows how: answers where those it read end (just
+        after a LF; 0: none), the rest going to ``read_lines``."""
+        return 0
 
     def read_lines(self, lines: list[bytes]) -> int:
         """Read whole lines (without their LF), each one object (or blank), up to the

@@ -366,6 +366,7 @@ class LineEnvelope(NamedTuple):
     lines: re.Pattern[bytes]
     prefix: bytes  # the bytes before the stamp
     gap: bytes  # from the stamp's closing quote through the string's opening one
+    suffix: bytes  # from the string's closing quote through the line's end
 
     def begun(self, line: bytes) -> bool:
         """``line`` (no LF in it) is the start of a line this envelope reads, cut
@@ -441,7 +442,7 @@ def learn_stamped_line(
             + b"$",
             re.MULTILINE,
         )
-    return LineEnvelope(lines, prefix, gap)
+    return LineEnvelope(lines, prefix, gap, suffix)
 
 
 def _shallow_object() -> re.Pattern[bytes]:

@@ -17,9 +17,14 @@ from toolwire.events import Usage
 from toolwire.providers.base import JsonStreamDecoder, Raw, raw_text, token_count
 from toolwire.providers.envelope import LineEnvelope, learn_stamped_line
 
-# text chunks read whole before one's line is tried for an envelope, and how many are
-# tried (learning costs ~30,000 instructions: a stream of 32 lines fed in 4 KB pieces
-# costs 10% more with it, one of 64 10% less, one of 512 29% less, callgrind)
+# Lines that must come, in the pieces after one where a chunk of a kind was read whole,
+# before that chunk's line is learned from, and how many are tried. A learn costs
+# ~58,000 instructions, and each line an envelope reads ~4,800 less than parsing it
+# (callgrind): a stream that ends sooner never pays for one. Learning from the 17th
+# line at once cost a stream of 32 lines fed in 4 KB pieces 10-17% more; this way,
+# against no envelope for reasoning and that for text: 8-32 lines of reasoning cost
+# 1-4% more (two ``_Kind``s, the bookkeeping), 48 2% less, 64 9%, 128 23%, 512 33%;
+# 8-16 of text the same, 24-48 11-23% less, 64-512 2-10% less (callgrind)
 _LEARN_AFTER = 16
 _TRIES = 3
 # pieces an envelope may fail to read whole beyond those it read before it is dropped
@@ -29,17 +34,22 @@ _SPARE_MISSES = 4
 
 
 class _Kind:
-    """A kind of chunk read apart (text alone, or reasoning alone): the envelope of its
-    line once learned, how many more such chunks read whole before none is tried for
-    it, and the pieces the envelope read whole and did not."""
+    """A kind of chunk read apart, text alone (or reasoning alone: ``_Reasoning``): the
+    envelope of its line once learned; the line of the last read whole, to learn from,
+    the lines that came in the pieces after, and the tries left; the pieces the
+    envelope read whole (or all but the last line) and did not. (Defaults on the
+    class: two with an ``__init__`` cost each stream 5,000 instructions, these 1,600,
+    callgrind.)"""
 
-    __slots__ = ("envelope", "learning", "misses", "reasoning", "runs")
+    reasoning = False
+    envelope: LineEnvelope | None = None
+    kept: bytes | None = None
+    tries = _TRIES
+    waited = runs = misses = 0
 
-    def __init__(self, reasoning: bool) -> None:
-        self.reasoning = reasoning
-        self.envelope: LineEnvelope | None = None
-        self.learning = _LEARN_AFTER + _TRIES
-        self.runs = self.misses = 0
+
+class _Reasoning(_Kind):
+    reasoning = True
 
 
 class OllamaDecoder(JsonStreamDecoder):
@@ -53,9 +63,8 @@ class OllamaDecoder(JsonStreamDecoder):
         # reasoning chunk's around its stamp and its reasoning, once learned
         # (``read_lines``); ``_kind``: the kind of the last such chunk read, whose
         # envelope ``read_run`` tries (a stream sends reasoning, then text)
-        self._text = _Kind(False)
-        self._thinking = _Kind(True)
-        self._kind = self._text
+        self._kind = self._text = _Kind()
+        self._thinking = _Reasoning()
 
     def feed(self, data: bytes | str) -> None:
         if isinstance(data, str):
@@ -72,18 +81,35 @@ class OllamaDecoder(JsonStreamDecoder):
     # every line is parsed whole, for tests)
     reads_envelope: ClassVar[bool] = True
 
-    def read_run(self, data: bytes, end: int) -> bool:
+    def read_run(self, data: bytes, end: int) -> int:
         """Lines that are all the learned bytes around a stamp and a string token, read
         at once: one match finds each token's body, one parse decodes them all, each
         apart, as an array of strings (10,000 content deltas: 1.8-1.9x the floor's
-        time, 2.2-2.3x parsing each line, bench_stream.py; the pattern alone costs
-        about what the floor does)."""
+        time, 2.2-2.3x parsing each line; 10,000 reasoning deltas: 1.8-1.9x, 2.3-2.5x
+        parsing each line; 5,000 of each, one kind after the other: 1.8-1.9x, 2.1x;
+        bench_stream.py; the pattern alone costs about what the floor does). A last
+        line of another shape (the stream's last chunk, ``done``) is left to
+        ``read_lines``, and the lines before it are read."""
         kind = self._kind
         envelope = kind.envelope
-        if envelope is None or not end or not self.reads_text:
-            return False
-        bodies = envelope.lines.findall(data, 0, end - 1)
-        if len(bodies) != data.count(b"\n", 0, end):
+        if envelope is None:
+            if kind.kept is None or not end:
+                return 0
+            kind.waited += data.count(b"\n", 0, end)
+            if kind.waited < _LEARN_AFTER:
+                return 0
+            envelope = self._learn(kind, kind.kept)
+            if envelope is None:
+                return 0
+        elif not end or not self.reads_text:
+            return 0
+        stop = end - 1  # (the last LF)
+        if not data.endswith(envelope.suffix, 0, stop):
+            stop = data.rfind(b"\n", 0, stop)  # (one search: no pattern's pass in vain)
+            if stop < 0:
+                return self._missed(kind)
+        bodies = envelope.lines.findall(data, 0, stop)
+        if len(bodies) != data.count(b"\n", 0, stop + 1):
             return self._missed(kind)  # (one line or more of another shape)
         try:
             texts = orjson.loads(b'["' + b'","'.join(bodies) + b'"]')
@@ -91,19 +117,19 @@ class OllamaDecoder(JsonStreamDecoder):
             return self._missed(kind)  # a body that is no string token's: line by line
         kind.runs += 1
         self.text_run(texts, kind.reasoning)
-        return True
+        return stop + 1
 
     @staticmethod
-    def _missed(kind: _Kind) -> bool:
-        """A piece the envelope of ``kind`` did not read (False): too many, and it is
-        dropped. Only the envelope of the kind last read is tried, so a stream that
-        turns from reasoning to text costs the reasoning's one miss, the piece where it
-        turns (read line by line), and the text's envelope none."""
+    def _missed(kind: _Kind) -> int:
+        """A piece the envelope of ``kind`` did not read (none of it, 0): too many, and
+        it is dropped. Only the envelope of the kind last read is tried, so a stream
+        that turns from reasoning to text costs the reasoning's one miss, the piece
+        where it turns (read line by line), and the text's envelope none."""
         kind.misses += 1
         if kind.misses > kind.runs + _SPARE_MISSES:
             kind.envelope = None
-            kind.learning = 0  # (none learned again)
-        return False
+            kind.tries = 0  # (none learned again)
+        return 0
 
     def line_begun(self, line: bytes) -> bool:
         """A line the envelope would read, cut: an object begun, known without a
@@ -126,10 +152,12 @@ class OllamaDecoder(JsonStreamDecoder):
         keep = run.append
         # the same for a chunk that holds nothing but reasoning (``thinking``, the
         # text empty), handed on as reasoning (10,000 such: 3.7x the floor's time
-        # through ``on_chunk``, 2.3-2.4x this way, bench_stream.py)
+        # through ``on_chunk``, 2.3-2.4x this way, 1.8-1.9x with their envelope,
+        # ``read_run``, bench_stream.py)
         thoughts: list[str] = []
         seed = self._seed
         text, thinking = self._text, self._thinking
+        last_text = last_thought = b""  # (the last line of each read apart)
         read = len(lines)
         for n, line in enumerate(lines):
             try:
@@ -157,10 +185,7 @@ class OllamaDecoder(JsonStreamDecoder):
                         if type(content) is str:
                             if seed is None:
                                 seed = self._seed = self.seed_of(chunk)
-                            elif text.learning and text.envelope is None:
-                                text.learning -= 1
-                                if text.learning < _TRIES:
-                                    self._learn(text, line, chunk, message)
+                            last_text = line
                             if thoughts:
                                 self.text_run(thoughts, True)
                                 thoughts.clear()
@@ -169,10 +194,7 @@ class OllamaDecoder(JsonStreamDecoder):
                     elif content == "" and type(thought := message["thinking"]) is str:
                         if seed is None:
                             seed = self._seed = self.seed_of(chunk)
-                        elif thinking.learning and thinking.envelope is None:
-                            thinking.learning -= 1
-                            if thinking.learning < _TRIES:
-                                self._learn(thinking, line, chunk, message)
+                        last_thought = line
                         if run:
                             self.text_run(run)
                             run.clear()
@@ -188,30 +210,37 @@ class OllamaDecoder(JsonStreamDecoder):
                 thoughts.clear()
             self.dispatch(chunk, line.strip(b" \t\r"))
             seed = self._seed
-        # (the kind of the last chunk read apart: the next piece's envelope)
+        # (the kind of the last chunk read apart: the next piece's envelope; its line,
+        # until one is learned, to learn from)
         if run:
             self._kind = text
+            if text.envelope is None and text.tries:
+                text.kept = last_text
             self.text_run(run)
         elif thoughts:
             self._kind = thinking
+            if thinking.envelope is None and thinking.tries:
+                thinking.kept = last_thought
             self.text_run(thoughts, True)
         return read
 
-    def _learn(
-        self, kind: _Kind, line: bytes, chunk: dict[str, Any], message: dict[str, Any]
-    ) -> None:
-        """The envelope of ``line``, a chunk of ``kind`` read whole (not the stream's
-        first: its timestamp seeds the ids), if it has one (see ``learn_stamped_line``):
-        around its text, or around its reasoning (its text, "", is bytes the envelope
-        keeps)."""
+    def _learn(self, kind: _Kind, line: bytes) -> LineEnvelope | None:
+        """The envelope of ``line``, a chunk of ``kind`` read whole, if it has one (see
+        ``learn_stamped_line``): around its text, or around its reasoning (its text,
+        "", is bytes the envelope keeps)."""
+        kind.kept = None
+        kind.tries -= 1
         if not self.reads_envelope:
-            return
+            return None
+        chunk: dict[str, Any] = orjson.loads(line)  # (read whole before: an object)
+        message = chunk["message"]
         key = "thinking" if kind.reasoning else "content"
 
         def expected(stamp: str, string: str) -> dict[str, Any]:
             return chunk | {"created_at": stamp, "message": message | {key: string}}
 
         kind.envelope = learn_stamped_line(line, "created_at", key, expected)
+        return kind.envelope
 
     @staticmethod
     def seed_of(chunk: dict[str, Any]) -> str:
