@@ -946,3 +946,23 @@ def test_reasoning_then_text_lines_are_each_read_by_their_envelope() -> None:
             assert out.pop(0) == joined_text(slow.sink.drain())
         slow.close()
     assert out == [joined_text(slow.sink.drain())]
+
+
+def test_a_long_line_is_not_kept_to_learn_an_envelope_from() -> None:
+    """A kind's line is kept to learn its envelope from until one is learned, which
+    never comes where the stream turns to the other kind: a line longer than any
+    delta's is not kept, so a 1 MB reasoning line is not held to the stream's end
+    (review 17 #1), and the envelope is learned from a short line of its kind."""
+    from toolwire.assemble import CallAssembler
+    from toolwire.providers import OllamaDecoder
+    from toolwire.providers import ollama as ollama_module
+
+    stamp = "2025-06-01T10:00:00Z"
+    decoder = OllamaDecoder(CallAssembler())
+    decoder.feed(_stamped_thought(stamp, "y" * 1_000_000) + b"\n")
+    for n in range(ollama_module._LEARN_AFTER + 4):
+        decoder.feed(_stamped_line(stamp, f"t{n}") + b"\n")
+    assert decoder._thinking.kept is None
+    assert decoder._text.envelope is not None
+    decoder.feed(b"".join(_stamped_thought(stamp, t) + b"\n" for t in ("y" * 100_000, "short")))
+    assert decoder._thinking.kept == _stamped_thought(stamp, "short")

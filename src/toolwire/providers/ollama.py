@@ -15,7 +15,7 @@ import orjson
 from toolwire.assemble import CallAssembler
 from toolwire.events import Usage
 from toolwire.providers.base import JsonStreamDecoder, Raw, raw_text, token_count
-from toolwire.providers.envelope import LineEnvelope, learn_stamped_line
+from toolwire.providers.envelope import MOST_FIXED, LineEnvelope, learn_stamped_line
 
 # Lines that must come, in the pieces after one where a chunk of a kind was read whole,
 # before that chunk's line is learned from, and how many are tried. A learn costs
@@ -31,6 +31,11 @@ _TRIES = 3
 # (each failure costs its pattern's pass over the piece on top of the line-by-line
 # reading: a stream with another kind of line in every piece soon stops paying it)
 _SPARE_MISSES = 4
+# the longest line kept to learn from: a kind's line is kept until its envelope is
+# learned, which may never come (the stream turns to the other kind), and a chunk
+# carries a few bytes of text (a 16-character delta's line is ~150 bytes); a longer
+# line is not kept, so a 10 MB one is not held to the stream's end (review 17 #1)
+_MOST_KEPT = 2 * MOST_FIXED
 
 
 class _Kind:
@@ -214,12 +219,12 @@ class OllamaDecoder(JsonStreamDecoder):
         # until one is learned, to learn from)
         if run:
             self._kind = text
-            if text.envelope is None and text.tries:
+            if text.envelope is None and text.tries and len(last_text) <= _MOST_KEPT:
                 text.kept = last_text
             self.text_run(run)
         elif thoughts:
             self._kind = thinking
-            if thinking.envelope is None and thinking.tries:
+            if thinking.envelope is None and thinking.tries and len(last_thought) <= _MOST_KEPT:
                 thinking.kept = last_thought
             self.text_run(thoughts, True)
         return read
