@@ -15,7 +15,6 @@ from toolwire.assemble import CallAssembler
 from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
 from toolwire.jsontext import dumps, json_type
 from toolwire.providers.envelope import (
-    OBFUSCATION,
     TEXT,
     Envelope,
     EnvelopeFields,
@@ -263,7 +262,7 @@ _SPARE_LEARNINGS = 4
 
 # no envelope's fields (``Envelope.fields``): never read, the loop asks for an envelope
 # first (a failed compare on every block cost a short stream 5%)
-_NO_ENVELOPE: EnvelopeFields = (b"\0", b"\0", 0, 0, b"", False, None, -1, b"", False)
+_NO_ENVELOPE: EnvelopeFields = (b"\0", b"\0", b"", False, None, -1, b"", b"")
 
 
 class SSEWireDecoder(WireDecoder):
@@ -333,37 +332,36 @@ class SSEWireDecoder(WireDecoder):
         envelope = self._envelope
         # the envelope's fields as locals: Envelope.read, inlined, is the hot path
         # (no call where there is none: a short stream has none)
-        prefix, suffix, start, stop, core, arguments, role, slot, gap, obfuscated = (
+        opening, suffix, core, arguments, role, slot, gap, obfuscated = (
             _NO_ENVELOPE if envelope is None else envelope.fields
         )
         for block in blocks:
             # (the ends found by ``removeprefix``/``removesuffix``, which return the
             # block itself where it lacks them and parse no arguments from a tuple, as
             # ``startswith``/``endswith`` do: 2,700 → 1,750 instructions a delta, callgrind)
-            if envelope is not None and (rest := block.removeprefix(prefix)) is not block:
-                at = start
+            if envelope is not None and (rest := block.removeprefix(opening)) is not block:
                 if gap:  # an integer that differs from block to block, then the gap
-                    # (``Envelope.opening``, written out)
-                    after = rest.lstrip(b"0123456789")
-                    digits = len(rest) - len(after)
-                    if (
-                        digits
-                        and (digits == 1 or rest[0] != 48)  # (no leading zero: JSON's)
-                        and (rest := after.removeprefix(gap)) is not after
+                    # (``Envelope.opening``, written out: the first gap after the
+                    # prefix, and digits alone before it)
+                    number, after, rest = rest.partition(gap)
+                    if not (
+                        after
+                        and number.isdigit()
+                        and (number[0] != 48 or len(number) == 1)  # (no leading zero)
                     ):
-                        at += digits
-                    else:
                         rest = b""  # (not one string token: read the slow way)
-                # What reads at all is a str: it opens with "
-                # (``padded_token``, written out on what follows the prefix: its call
-                # cost a padded delta ~700 instructions more, callgrind; the token is
-                # sliced from the block through the core's opening quote, not joined
-                # from quotes and the body: ~50 ns less a block)
-                if not obfuscated and rest.removesuffix(suffix) is not rest:
-                    token = block[at:stop]
+                # ``rest`` opens with the string's opening quote if the block is one of
+                # the envelope's; its token is what comes before the closing quote
+                # joined to a quote (which reads at all only as one string token:
+                # then it opened with the quote too). (``padded_token``, written out:
+                # its call cost a padded delta ~700 instructions more, callgrind; a
+                # join, not a slice of the block by ``len`` of what is left: ~70 ns
+                # less a block)
+                if not obfuscated and (body := rest.removesuffix(suffix)) is not rest:
+                    token = body + b'"'
                 elif (
                     obfuscated
-                    and (parts := rest.rpartition(OBFUSCATION))[1]
+                    and (parts := rest.rpartition(obfuscated))[1]
                     # (a value of letters and digits, as OpenAI writes it, is plain
                     # without the match: ~500 instructions less a block, callgrind)
                     and (
@@ -374,13 +372,12 @@ class SSEWireDecoder(WireDecoder):
                         or obfuscation_value_end(parts[2])
                     )
                 ):  # the string, then the core, then OpenAI's obfuscation member
-                    text = parts[0].removesuffix(core)
-                    token = block[at : len(text) + at + 2] if text is not parts[0] else b""
+                    token = parts[0] + b'"'
                 elif core:  # the same ends but for the padding around the last brace,
                     # or for OpenAI's obfuscation member before it?
                     body, closed, tail = rest.rpartition(core)
                     token = (
-                        block[at : len(body) + at + 2]
+                        body + b'"'
                         if closed and (tail.strip(b" \t") == b"}" or obfuscation_end(tail))
                         else b""
                     )
@@ -493,7 +490,7 @@ class SSEWireDecoder(WireDecoder):
                     self._read(block)
             if self._envelope is not envelope:
                 envelope = self._envelope
-                prefix, suffix, start, stop, core, arguments, role, slot, gap, obfuscated = (
+                opening, suffix, core, arguments, role, slot, gap, obfuscated = (
                     _NO_ENVELOPE if envelope is None else envelope.fields
                 )
         if envelope is not None:  # (there never was one: nothing counted, no run)
