@@ -218,15 +218,18 @@ def parse(data: bytes, cuts: list[int], fmt: str) -> tuple[StreamResult, list[Ev
     return StreamResult.collect(events), events
 
 
-def streamed_text(events: list[Event]) -> tuple[dict[int, str], str, str]:
-    """What the delta events say, joined: envelopes may hand text over in fewer events."""
+def streamed_text(events: list[Event]) -> tuple[dict[int, str], str, str, int]:
+    """What the delta events say, joined: envelopes may hand text over in fewer events;
+    and how many argument deltas say nothing (an empty delta read is none)."""
     args: dict[int, str] = {}
+    empty = 0
     for e in events:
         if isinstance(e, ArgumentsDelta):
             args[e.slot] = args.get(e.slot, "") + e.text
+            empty += not e.text
     text = "".join(e.text for e in events if isinstance(e, TextDelta))
     reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
-    return args, text, reasoning
+    return args, text, reasoning, empty
 
 
 # delta strings chosen to hit every decision: values that open ({, [) or repeat what
@@ -977,6 +980,9 @@ def assert_responses_envelopes_change_nothing(
 
 
 RESPONSES_STEPS = [(0, '{"city": "', 1)] + [(0, "Os", 1), (3, "Hi", 1)] * 10 + [(0, '"}', 1)]
+# empty argument deltas, each its own run where the stream is cut at every block
+EMPTY_DELTAS = [(0, '{"city": "', 1), (0, "Os", 1), (0, "", 1), (0, "", 1), (0, "lo", 1)]
+EMPTY_DELTAS.append((0, '"}', 1))
 
 
 @settings(max_examples=300, deadline=None)
@@ -994,6 +1000,7 @@ RESPONSES_STEPS = [(0, '{"city": "', 1)] + [(0, "Os", 1), (3, "Hi", 1)] * 10 + [
 @example(RESPONSES_STEPS, [None, b""], True, True, [], [b'"Xk3"'], 0)
 @example(RESPONSES_STEPS, [None, b"1.5", b"-1"], True, False, [], [b'"a\\"b"', b'""'], 0)
 @example(RESPONSES_STEPS, [None], True, True, [], [b'"Xk3"'], 7)
+@example(EMPTY_DELTAS, [None], True, True, list(range(0, 4000, 7)), [b'"Xk3"'], 0)
 def test_responses_envelopes_change_nothing_but_the_grouping_of_deltas(
     steps: list[tuple[int, str, int]],
     numbers: list[bytes | None],
@@ -1058,7 +1065,7 @@ def test_an_argument_delta_found_by_its_item_id_alone_learns_no_envelope() -> No
         '{"type":"response.completed","sequence_number":5,"response":{"status":"completed"}}',
     )
     events = assert_read_as_the_slow_way(data)
-    args, _, _ = streamed_text(events)
+    args, _, _, _ = streamed_text(events)
     assert args == {0: '{"city":"Os', 1: 'lo"}'}
 
 

@@ -318,21 +318,18 @@ class SSEWireDecoder(WireDecoder):
         """Read blocks: by their envelope where one fits, else the common block
         (``_read``'s first step, inlined: a call per message costs a short stream about
         a twentieth, callgrind), else ``_read``."""
-        sink = self.sink
         loads = orjson.loads
         end_block = self.end_block
         idle_blocks = self.idle_blocks or None
         common_block = _common_block if self.reads_json else None
         handlers = self.type_handlers or {}
         hits = self._hits
-        run: list[str] = []  # argument text for ``run_slot``, not handed over yet
+        run: list[str] = []  # argument text for the envelope's slot, not handed over yet
         # Text (or reasoning: the envelope's role) read by the envelope, not handed over
         # yet: the deltas of one ``feed`` go on as one string, as argument text does
         # (one event, not one per delta: Anthropic's padded text deltas 2.7x -> 2.1-2.3x
         # the floor's time, bench_stream.py)
         said: list[str] = []
-        run_slot = -1
-        room = -1  # the slot's text size: a delta this long or longer may be a snapshot
         head = self._head
         envelope = self._envelope
         # the envelope's fields as locals: Envelope.read, inlined, is the hot path
@@ -404,31 +401,9 @@ class SSEWireDecoder(WireDecoder):
                     pass  # not one string token: read the slow way
                 else:
                     if arguments:
-                        if not run:
-                            run_slot = slot
-                            room = sink.open_size(slot)
-                        # the plain append's rule (``CallAssembler.open_size``),
-                        # written out: a call less a delta (500 instructions, callgrind)
-                        size = len(value)
-                        if 0 < size < room or (room == 0 and size):
-                            run.append(value)
-                            room += size
-                            continue
-                        # text empty or as long as the text so far (a possible snapshot,
-                        # F7) goes to the assembler as the decoder would give it: appended
-                        # if it repeats nothing, else through the routing decisions
-                        if run:
-                            sink.extend_arguments(run_slot, run)
-                            hits += len(run)
-                            run = []
-                        hits += 1
-                        try:
-                            if not sink.fast_arguments(slot, value):
-                                sink.tool(slot, None, None, value)
-                        except Exception as exc:  # as ``dispatch``: never end the stream
-                            sink.error(
-                                f"could not take {self.format_name} arguments: {exc!r}", value
-                            )
+                        # (handed on when the run ends, the plain append's rule checked
+                        # for the run at once: ``_hand_run``)
+                        run.append(value)
                         continue
                     else:
                         hits += 1
@@ -436,8 +411,8 @@ class SSEWireDecoder(WireDecoder):
                             said.append(value)
                         continue
             if run:
-                sink.extend_arguments(run_slot, run)
                 hits += len(run)
+                self._hand_run(slot, run)
                 run = []
             elif said:
                 self.text_run(said, role is not TEXT)
@@ -512,9 +487,41 @@ class SSEWireDecoder(WireDecoder):
         if envelope is not None:  # (there never was one: nothing counted, no run)
             self._hits = hits + len(run)
             if run:
-                sink.extend_arguments(run_slot, run)
+                self._hand_run(slot, run)
             elif said:
                 self.text_run(said, role is not TEXT)
+
+    def _hand_run(self, slot: int, run: list[str]) -> None:
+        """Argument text read by the envelope of the call at ``slot``, in order, handed
+        on as the decoder would hand each: appended plainly where the plain append's
+        rule takes it (``CallAssembler.open_size``: not empty, and the call's first
+        text or shorter than the text so far), as one delta; else (a possible
+        snapshot, F7) through the routing decisions. The rule is checked for the run
+        at once where it takes every delta: none empty, and none as long as the text
+        before the run (~50 ns less a delta than the rule written out in ``_blocks``'
+        loop: Responses' 16-byte argument deltas ~2% less time, paired in-process)."""
+        sink = self.sink
+        room = sink.open_size(slot)
+        if room > 0 and "" not in run and max(map(len, run)) < room:
+            sink.extend_arguments(slot, run)
+            return
+        start = 0
+        for i, value in enumerate(run):
+            size = len(value)
+            if 0 < size < room or (room == 0 and size):
+                room += size
+                continue
+            if start < i:
+                sink.extend_arguments(slot, run[start:i])
+            start = i + 1
+            try:
+                if not sink.fast_arguments(slot, value):
+                    sink.tool(slot, None, None, value)
+            except Exception as exc:  # as ``dispatch``: never end the stream
+                sink.error(f"could not take {self.format_name} arguments: {exc!r}", value)
+            room = sink.open_size(slot)
+        if start < len(run):
+            sink.extend_arguments(slot, run[start:] if start else run)
 
     def close(self) -> None:
         block = self._sse.close_block()
