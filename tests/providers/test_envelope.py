@@ -493,6 +493,23 @@ def test_padded_envelopes_change_nothing_but_the_grouping_of_deltas(
     assert_envelopes_change_nothing(steps, cuts, anthropic, spaces)
 
 
+def test_text_read_by_envelope_at_the_end_of_a_read_is_counted() -> None:
+    """Text deltas read by the envelope that end a read count as read (what bounds
+    the learning, ``SSEWireDecoder.learn``), as those read before another block do."""
+    data = openai_stream([(3, "Hi", 1)] * 20)
+    end = data.rindex(b'"Hi"')
+    end = data.index(b"\n\n", end) + 2
+    parser = StreamParser("openai-chat", [WEATHER])
+    parser.feed(data[:end])
+    decoder = parser._decoder
+    assert isinstance(decoder, SSEWireDecoder)
+    assert decoder._hits >= 20 - 1 - OpenAIChatDecoder.learn_after
+    hits = decoder._hits
+    parser.feed(data[end:])
+    parser.close()
+    assert decoder._hits == hits
+
+
 def test_padded_anthropic_blocks_are_read_by_one_envelope() -> None:
     steps = [(0, '{"city": "', 1)] + [(0, "Os", 1), (0, "lo", 1)] * 20 + [(0, '"}', 1)]
     parser = StreamParser("anthropic", [WEATHER])

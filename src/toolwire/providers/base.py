@@ -405,16 +405,14 @@ class SSEWireDecoder(WireDecoder):
                         # for the run at once: ``_hand_run``)
                         run.append(value)
                         continue
-                    else:
-                        hits += 1
-                        if value:
-                            said.append(value)
-                        continue
+                    said.append(value)  # (counted when handed on; "" joins as nothing)
+                    continue
             if run:
                 hits += len(run)
                 self._hand_run(slot, run)
                 run = []
             elif said:
+                hits += len(said)
                 self.text_run(said, role is not TEXT)
                 said = []
             if envelope is not None:
@@ -485,7 +483,7 @@ class SSEWireDecoder(WireDecoder):
                 )
                 suffix_first = not obfuscated and not (core and self._pads)
         if envelope is not None:  # (there never was one: nothing counted, no run)
-            self._hits = hits + len(run)
+            self._hits = hits + len(run) + len(said)
             if run:
                 self._hand_run(slot, run)
             elif said:
