@@ -207,6 +207,15 @@ def learning_at_once() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def runs_checked_at_once() -> Iterator[None]:
+    """Every run of argument deltas read by an envelope is checked as it is handed on
+    (``SSEWireDecoder._hand_run``), whatever the call's text so far (only past 4096
+    characters otherwise)."""
+    with mock.patch.object(base, "_BATCH_ROOM", -2):
+        yield
+
+
 def parse(data: bytes, cuts: list[int], fmt: str) -> tuple[StreamResult, list[Event]]:
     parser = StreamParser(fmt, [WEATHER])
     events: list[Event] = []
@@ -338,6 +347,10 @@ def assert_envelopes_change_nothing(
     with no_envelopes():
         slow, slow_events = parse(data, cuts, fmt)
     with learning_at_once():
+        fast, fast_events = parse(data, cuts, fmt)
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+    with learning_at_once(), runs_checked_at_once():
         fast, fast_events = parse(data, cuts, fmt)
     assert fast.to_dict() == slow.to_dict()
     assert streamed_text(fast_events) == streamed_text(slow_events)
@@ -992,6 +1005,10 @@ def assert_responses_envelopes_change_nothing(
     with no_envelopes():
         slow, slow_events = parse(data, cuts, "openai-responses")
     fast, fast_events = parse(data, cuts, "openai-responses")
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+    with runs_checked_at_once():
+        fast, fast_events = parse(data, cuts, "openai-responses")
     assert fast.to_dict() == slow.to_dict()
     assert streamed_text(fast_events) == streamed_text(slow_events)
 
