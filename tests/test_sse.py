@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +52,20 @@ def test_a_blank_line_split_between_reads_dispatches_at_once() -> None:
     assert dec.feed(b"\n") == [SSEMessage("a")]
     assert dec.feed(b"data: b\r") == []
     assert dec.feed(b"\r") == [SSEMessage("b")]
+
+
+def test_a_long_block_in_many_pieces_is_joined_once() -> None:
+    """A block that arrives in 40,000 pieces of 50 bytes is joined when its end comes,
+    not once a piece (2 MB copied 40,000 times would take many seconds)."""
+    piece = b"x" * 50
+    dec = SSEDecoder()
+    started = time.perf_counter()
+    assert dec.feed_blocks(b"data: ") == []
+    for _ in range(40_000):
+        assert dec.feed_blocks(piece) == []
+    assert dec.feed_blocks(b"\n\ndata: y") == [b"data: " + piece * 40_000]
+    assert time.perf_counter() - started < 2.0
+    assert dec.close_block() == b"data: y"
 
 
 def test_final_message_without_blank_line_is_kept() -> None:

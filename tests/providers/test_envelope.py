@@ -207,6 +207,15 @@ def learning_at_once() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def runs_checked_at_once() -> Iterator[None]:
+    """Every run of argument deltas read by an envelope is checked as it is handed on
+    (``SSEWireDecoder._hand_run``), whatever the call's text so far (only past 4096
+    characters otherwise)."""
+    with mock.patch.object(base, "_BATCH_ROOM", -2):
+        yield
+
+
 def parse(data: bytes, cuts: list[int], fmt: str) -> tuple[StreamResult, list[Event]]:
     parser = StreamParser(fmt, [WEATHER])
     events: list[Event] = []
@@ -218,15 +227,18 @@ def parse(data: bytes, cuts: list[int], fmt: str) -> tuple[StreamResult, list[Ev
     return StreamResult.collect(events), events
 
 
-def streamed_text(events: list[Event]) -> tuple[dict[int, str], str, str]:
-    """What the delta events say, joined: envelopes may hand text over in fewer events."""
+def streamed_text(events: list[Event]) -> tuple[dict[int, str], str, str, int]:
+    """What the delta events say, joined: envelopes may hand text over in fewer events;
+    and how many argument deltas say nothing (an empty delta read is none)."""
     args: dict[int, str] = {}
+    empty = 0
     for e in events:
         if isinstance(e, ArgumentsDelta):
             args[e.slot] = args.get(e.slot, "") + e.text
+            empty += not e.text
     text = "".join(e.text for e in events if isinstance(e, TextDelta))
     reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
-    return args, text, reasoning
+    return args, text, reasoning, empty
 
 
 # delta strings chosen to hit every decision: values that open ({, [) or repeat what
@@ -335,6 +347,10 @@ def assert_envelopes_change_nothing(
     with no_envelopes():
         slow, slow_events = parse(data, cuts, fmt)
     with learning_at_once():
+        fast, fast_events = parse(data, cuts, fmt)
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+    with learning_at_once(), runs_checked_at_once():
         fast, fast_events = parse(data, cuts, fmt)
     assert fast.to_dict() == slow.to_dict()
     assert streamed_text(fast_events) == streamed_text(slow_events)
@@ -488,6 +504,23 @@ def test_padded_envelopes_change_nothing_but_the_grouping_of_deltas(
     steps: list[tuple[int, str, int]], cuts: list[int], anthropic: bool, spaces: list[int]
 ) -> None:
     assert_envelopes_change_nothing(steps, cuts, anthropic, spaces)
+
+
+def test_text_read_by_envelope_at_the_end_of_a_read_is_counted() -> None:
+    """Text deltas read by the envelope that end a read count as read (what bounds
+    the learning, ``SSEWireDecoder.learn``), as those read before another block do."""
+    data = openai_stream([(3, "Hi", 1)] * 20)
+    end = data.rindex(b'"Hi"')
+    end = data.index(b"\n\n", end) + 2
+    parser = StreamParser("openai-chat", [WEATHER])
+    parser.feed(data[:end])
+    decoder = parser._decoder
+    assert isinstance(decoder, SSEWireDecoder)
+    assert decoder._hits >= 20 - 1 - OpenAIChatDecoder.learn_after
+    hits = decoder._hits
+    parser.feed(data[end:])
+    parser.close()
+    assert decoder._hits == hits
 
 
 def test_padded_anthropic_blocks_are_read_by_one_envelope() -> None:
@@ -974,9 +1007,16 @@ def assert_responses_envelopes_change_nothing(
     fast, fast_events = parse(data, cuts, "openai-responses")
     assert fast.to_dict() == slow.to_dict()
     assert streamed_text(fast_events) == streamed_text(slow_events)
+    with runs_checked_at_once():
+        fast, fast_events = parse(data, cuts, "openai-responses")
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
 
 
 RESPONSES_STEPS = [(0, '{"city": "', 1)] + [(0, "Os", 1), (3, "Hi", 1)] * 10 + [(0, '"}', 1)]
+# empty argument deltas, each its own run where the stream is cut at every block
+EMPTY_DELTAS = [(0, '{"city": "', 1), (0, "Os", 1), (0, "", 1), (0, "", 1), (0, "lo", 1)]
+EMPTY_DELTAS.append((0, '"}', 1))
 
 
 @settings(max_examples=300, deadline=None)
@@ -994,6 +1034,7 @@ RESPONSES_STEPS = [(0, '{"city": "', 1)] + [(0, "Os", 1), (3, "Hi", 1)] * 10 + [
 @example(RESPONSES_STEPS, [None, b""], True, True, [], [b'"Xk3"'], 0)
 @example(RESPONSES_STEPS, [None, b"1.5", b"-1"], True, False, [], [b'"a\\"b"', b'""'], 0)
 @example(RESPONSES_STEPS, [None], True, True, [], [b'"Xk3"'], 7)
+@example(EMPTY_DELTAS, [None], True, True, list(range(0, 4000, 7)), [b'"Xk3"'], 0)
 def test_responses_envelopes_change_nothing_but_the_grouping_of_deltas(
     steps: list[tuple[int, str, int]],
     numbers: list[bytes | None],
@@ -1058,7 +1099,7 @@ def test_an_argument_delta_found_by_its_item_id_alone_learns_no_envelope() -> No
         '{"type":"response.completed","sequence_number":5,"response":{"status":"completed"}}',
     )
     events = assert_read_as_the_slow_way(data)
-    args, _, _ = streamed_text(events)
+    args, _, _, _ = streamed_text(events)
     assert args == {0: '{"city":"Os', 1: 'lo"}'}
 
 
