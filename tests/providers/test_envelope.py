@@ -9,6 +9,7 @@ from typing import Any
 from unittest import mock
 
 import orjson
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from weather import WEATHER_CITY_OPTIONAL as WEATHER
@@ -521,6 +522,40 @@ def test_text_read_by_envelope_at_the_end_of_a_read_is_counted() -> None:
     parser.feed(data[end:])
     parser.close()
     assert decoder._hits == hits
+
+
+@pytest.mark.parametrize("space", [b"\n", b"\r", b"\r\n", b" \n", b" ", b"\t"])
+@pytest.mark.parametrize(
+    ("fmt", "kind", "key"),
+    [
+        ("anthropic", 3, b'"text": '),
+        ("anthropic", 0, b'"partial_json": '),
+        ("openai-chat", 3, b'"content": '),
+        ("openai-chat", 0, b'"arguments": '),
+    ],
+)
+def test_a_block_whose_string_opens_after_white_space_reads_as_the_slow_way(
+    fmt: str, kind: int, key: bytes, space: bytes
+) -> None:
+    """A block that is an envelope's bytes but for white space before its string's
+    opening quote: orjson would read the token all the same, but a line end there ends
+    the block's data line, so the plain reading finds the message cut off (and the
+    call open at it truncated); spaces and tabs read as the value either way. Read by
+    an envelope, it must give what the plain reading gives (review 18 #1)."""
+    piece = "Os" if kind == 0 else "Hi"
+    steps = [(kind, piece, 1)] * 12
+    stream = anthropic_stream if fmt == "anthropic" else openai_stream
+    data = stream([*steps, (kind, "odd", 1), *steps])
+    odd = key + b'"odd"'
+    assert data.count(odd) == 1
+    data = data.replace(odd, key + space + b'"odd"')
+    with no_envelopes():
+        slow, slow_events = parse(data, [], fmt)
+    fast, fast_events = parse(data, [], fmt)
+    assert fast.to_dict() == slow.to_dict()
+    assert streamed_text(fast_events) == streamed_text(slow_events)
+    if kind == 3:  # (the text goes on where the value reads, else is cut off there)
+        assert ("odd" in slow.text) == (space in (b" ", b"\t"))
 
 
 def test_padded_anthropic_blocks_are_read_by_one_envelope() -> None:

@@ -368,8 +368,8 @@ class SSEWireDecoder(WireDecoder):
                         rest = b""  # (not one string token: read the slow way)
                 # ``rest`` opens with the string's opening quote if the block is one of
                 # the envelope's; its token is what comes before the closing quote
-                # joined to a quote (which reads at all only as one string token:
-                # then it opened with the quote too). (``padded_token``, written out:
+                # joined to a quote, which must read as one string token and open with
+                # that quote (see below). (``padded_token``, written out:
                 # its call cost a padded delta ~700 instructions more, callgrind; a
                 # join, not a slice of the block by ``len`` of what is left: ~70 ns
                 # less a block)
@@ -409,40 +409,44 @@ class SSEWireDecoder(WireDecoder):
                 except orjson.JSONDecodeError:
                     pass  # not one string token: read the slow way
                 else:
-                    if arguments:
-                        if not run:
-                            room = sink.open_size(slot)
-                            # a long text so far: the run is handed on as it ends, the
-                            # plain append's rule checked for it at once (``_hand_run``)
-                            batch = room > _BATCH_ROOM
-                        if batch:
-                            run.append(value)
+                    # (opened by the quote itself: orjson reads white space before a
+                    # value, a line end too, where the block's data line ends and the
+                    # plain reading finds the message cut off; review 18 #1)
+                    if token[0] == 34:
+                        if arguments:
+                            if not run:
+                                room = sink.open_size(slot)
+                                # a long text so far: the run is handed on as it ends, the
+                                # plain append's rule checked for it at once (``_hand_run``)
+                                batch = room > _BATCH_ROOM
+                            if batch:
+                                run.append(value)
+                                continue
+                            # else the rule (``CallAssembler.open_size``) written out, as
+                            # each delta comes: a call less a short stream's run
+                            size = len(value)
+                            if 0 < size < room or (room == 0 and size):
+                                run.append(value)
+                                room += size
+                                continue
+                            # text empty or as long as the text so far (a possible snapshot,
+                            # F7) goes to the assembler as the decoder would give it: appended
+                            # if it repeats nothing, else through the routing decisions
+                            if run:
+                                sink.extend_arguments(slot, run)
+                                hits += len(run)
+                                run = []
+                            hits += 1
+                            try:
+                                if not sink.fast_arguments(slot, value):
+                                    sink.tool(slot, None, None, value)
+                            except Exception as exc:  # as ``dispatch``: never end the stream
+                                sink.error(
+                                    f"could not take {self.format_name} arguments: {exc!r}", value
+                                )
                             continue
-                        # else the rule (``CallAssembler.open_size``) written out, as
-                        # each delta comes: a call less a short stream's run
-                        size = len(value)
-                        if 0 < size < room or (room == 0 and size):
-                            run.append(value)
-                            room += size
-                            continue
-                        # text empty or as long as the text so far (a possible snapshot,
-                        # F7) goes to the assembler as the decoder would give it: appended
-                        # if it repeats nothing, else through the routing decisions
-                        if run:
-                            sink.extend_arguments(slot, run)
-                            hits += len(run)
-                            run = []
-                        hits += 1
-                        try:
-                            if not sink.fast_arguments(slot, value):
-                                sink.tool(slot, None, None, value)
-                        except Exception as exc:  # as ``dispatch``: never end the stream
-                            sink.error(
-                                f"could not take {self.format_name} arguments: {exc!r}", value
-                            )
+                        said.append(value)  # (counted when handed on; "" joins as nothing)
                         continue
-                    said.append(value)  # (counted when handed on; "" joins as nothing)
-                    continue
             if run:
                 hits += len(run)
                 if batch:
