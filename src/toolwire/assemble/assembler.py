@@ -707,7 +707,7 @@ class CallAssembler:
         first text (nothing to repeat) or shorter than the text so far (a longer one may
         be a snapshot: F7). Such text never opens another call, not even with a second
         value (see ``_route``). (The rule is written out where it is applied, in
-        ``fast_arguments`` and ``SSEWireDecoder._blocks``: a call less per delta.)"""
+        ``fast_arguments``, ``SSEWireDecoder._blocks`` and ``_hand_run``: a call less per delta.)"""
         slot = self._by_index.get(index)
         if (
             slot is None

@@ -266,8 +266,9 @@ _NO_ENVELOPE: EnvelopeFields = (b"\0", b"\0", b"", False, None, -1, b"", b"")
 
 # the text so far of a call past which its run of argument deltas in one read is
 # gathered as it comes and checked by ``_hand_run`` as it is handed on (a 4 KB read
-# holds fewer characters: the check at once holds); below it, each delta is checked
-# as it comes (a call less: short streams' runs, ~2-3% of their instructions)
+# holds fewer characters, so the check at once holds; a larger read's run may not,
+# and is then checked delta by delta there); below it, each delta is checked as it
+# comes (a call less: short streams' runs, ~2-3% of their instructions)
 _BATCH_ROOM = 4096
 
 # a padded message's last brace as Anthropic's API writes it, after a run of spaces

@@ -158,8 +158,9 @@ class Envelope:
         # What ``SSEWireDecoder._blocks`` reads, as one tuple (a call to gather them
         # cost a learn 1,500 instructions, callgrind): the bytes a block opens with, and
         # with a gap the gap, each without the string's opening quote (what is left of
-        # the block after them opens with it: the string's bytes are that rest up to its
-        # closing quote, joined to a quote: no slice of the block and no ``len``); its
+        # the block after them must open with it, which the loop checks: the string's
+        # bytes are that rest up to its closing quote, joined to a quote: no slice of
+        # the block and no ``len``); its
         # suffix, what that holds before a padded last brace, whether it holds
         # arguments, its role, its slot, and, if it was obfuscated, the core and the
         # obfuscation member's head after it (else empty).
