@@ -160,10 +160,9 @@ class Envelope:
         # with a gap the gap, each without the string's opening quote (what is left of
         # the block after them must open with it, which the loop checks: the string's
         # bytes are that rest up to its closing quote, joined to a quote: no slice of
-        # the block and no ``len``); its
-        # suffix, what that holds before a padded last brace, whether it holds
-        # arguments, its role, its slot, and, if it was obfuscated, the core and the
-        # obfuscation member's head after it (else empty).
+        # the block and no ``len``); its suffix, what that holds before a padded last
+        # brace, whether it holds arguments, its role, its slot, and, if it was
+        # obfuscated, the core and the obfuscation member's head after it (else empty).
         # (Without an opening quote, nothing: a head that never matches.)
         head = (gap or prefix)[:-1] if (gap or prefix)[-1:] == b'"' else NO_BLOCK
         self.fields: EnvelopeFields = (
