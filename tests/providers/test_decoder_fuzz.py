@@ -577,18 +577,50 @@ def _stamped_line(stamp: str, content: str, **extra: object) -> bytes:
     chunk = {"model": "qwen3", "created_at": stamp}
     chunk |= {"message": {"role": "assistant", "content": content}, "done": False}
     chunk.update(extra)
-    line = json.dumps(chunk, ensure_ascii=False, separators=(",", ":"))
-    line = line.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return line.encode("utf-8", "surrogatepass")
+    return _go_json(chunk)
 
 
-OLLAMA_STAMPED = [
-    _stamped_line("2025-06-01T10:00:00.123456789Z", "def f(x):"),
-    _stamped_line("2023-08-04T08:52:19.385406455-07:00", " a < b && c > d"),
-    _stamped_line("2025-06-01T10:00:01Z", ""),
-    _stamped_line("2025-06-01T10:00:02.5+02:00", ' "quoted" \\ back\nline\ttab } { ] ['),
-    _stamped_line("", " Zürich ☃ 😀"),
+def _go_json(value: object) -> bytes:
+    """``value`` as Go's encoding/json writes it: compact, ``<``, ``>`` and ``&``
+    escaped."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _odd_bodies(make: Callable[[str, object], bytes]) -> list[bytes]:
+    """Lines ``make`` writes, their string body or their end damaged: a surrogate
+    pair's halves, escaped, on two lines; a character's bytes on two; bodies that are
+    no string token; a last brace lost; bytes after the object."""
+    line = make("2025-06-01T10:00:00Z", "z")
+
+    def body(raw: bytes) -> bytes:
+        return line.replace(b'"z"', raw, 1)
+
+    return [
+        body(b'"lone \\ud83d"') + b"\n" + body(b'"\\ude00 other half"'),
+        body(b'"cut \xe2\x98"') + b"\n" + body(b'"\x83 rest"'),
+        body(b'"bad \\x escape"'),
+        body(b'"raw \x01 control"'),
+        body(b'"bad \xff byte"'),
+        body(b'"ends \\\\"'),
+        body(b'"two" "strings"'),
+        line[:-1],
+        line + b"\r",
+        line + b" ",
+        line + b'{"message":{"content":"more"}}',
+    ]
+
+
+# stamps as servers write them and texts as models write them: (stamp, text)
+STAMPED_TEXTS = [
+    ("2025-06-01T10:00:00.123456789Z", "def f(x):"),
+    ("2023-08-04T08:52:19.385406455-07:00", " a < b && c > d"),
+    ("2025-06-01T10:00:01Z", ""),
+    ("2025-06-01T10:00:02.5+02:00", ' "quoted" \\ back\nline\ttab } { ] ['),
+    ("", " Zürich ☃ 😀"),
 ]
+OLLAMA_STAMPED = [_stamped_line(stamp, text) for stamp, text in STAMPED_TEXTS]
 # lines of that shape (or nearly) that the envelope must leave to the line-by-line
 # reading, or read as it does
 OLLAMA_STAMPED_ODD = [
@@ -601,22 +633,7 @@ OLLAMA_STAMPED_ODD = [
     _stamped_line("2025\t", "tab in stamp"),
     _stamped_line("2025-06-01T10:00:00Z", "x", done=True, done_reason="stop"),
     _stamped_line("2025-06-01T10:00:00Z", "y", extra=1),
-    # a surrogate pair's halves, escaped, on two lines; a character's bytes on two
-    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"lone \\ud83d"')
-    + b"\n"
-    + _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"\\ude00 other half"'),
-    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"cut \xe2\x98"')
-    + b"\n"
-    + _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"\x83 rest"'),
-    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"bad \\x escape"'),
-    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"raw \x01 control"'),
-    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"bad \xff byte"'),
-    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"ends \\\\"'),
-    _stamped_line("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"two" "strings"'),
-    _stamped_line("2025-06-01T10:00:00Z", "z")[:-1],  # (its last brace lost)
-    _stamped_line("2025-06-01T10:00:00Z", "z") + b"\r",
-    _stamped_line("2025-06-01T10:00:00Z", "z") + b" ",
-    _stamped_line("2025-06-01T10:00:00Z", "z") + b'{"message":{"content":"more"}}',
+    *_odd_bodies(_stamped_line),
     _stamped_line("2025-06-01T10:00:00Z", "t", thinking="top"),
     b"",
 ]
@@ -799,19 +816,7 @@ def _stamped_thought(stamp: str, thought: object, **extra: object) -> bytes:
     return line.replace(b'"content":""', b'"content":"","thinking":' + _go_json(thought), 1)
 
 
-def _go_json(value: object) -> bytes:
-    text = json.dumps(value, ensure_ascii=False)
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return text.encode("utf-8", "surrogatepass")
-
-
-OLLAMA_THOUGHTS = [
-    _stamped_thought("2025-06-01T10:00:00.123456789Z", "Okay, the user wants"),
-    _stamped_thought("2023-08-04T08:52:19.385406455-07:00", " a < b && c > d"),
-    _stamped_thought("2025-06-01T10:00:01Z", ""),
-    _stamped_thought("2025-06-01T10:00:02.5+02:00", ' "quoted" \\ back\nline\ttab } { ] ['),
-    _stamped_thought("", " Zürich ☃ 😀"),
-]
+OLLAMA_THOUGHTS = [_stamped_thought(stamp, text) for stamp, text in STAMPED_TEXTS]
 # lines of nearly that shape, and of reasoning with text, that the reasoning's envelope
 # must leave to the line-by-line reading, or read as it does
 OLLAMA_THOUGHTS_ODD = [
@@ -828,19 +833,7 @@ OLLAMA_THOUGHTS_ODD = [
     _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"z","thinking":"twice"'),
     _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"z"},"message":{"a":"b"'),
     _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"z","tool_calls":[]'),
-    # a surrogate pair's halves, escaped, on two lines; a character's bytes on two
-    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"lone \\ud83d"')
-    + b"\n"
-    + _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"\\ude00 other half"'),
-    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"cut \xe2\x98"')
-    + b"\n"
-    + _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"\x83 rest"'),
-    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"bad \\x escape"'),
-    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"raw \x01 control"'),
-    _stamped_thought("2025-06-01T10:00:00Z", "z").replace(b'"z"', b'"two" "strings"'),
-    _stamped_thought("2025-06-01T10:00:00Z", "z")[:-1],
-    _stamped_thought("2025-06-01T10:00:00Z", "z") + b"\r",
-    _stamped_thought("2025-06-01T10:00:00Z", "z") + b'{"message":{"content":"more"}}',
+    *_odd_bodies(_stamped_thought),
     # text and reasoning the other way round in the message
     b'{"model":"qwen3","created_at":"2025-06-01T10:00:00Z","message":{"role":"assistant",'
     b'"thinking":"first","content":""},"done":false}',
