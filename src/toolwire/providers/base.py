@@ -15,6 +15,7 @@ from toolwire.assemble import CallAssembler
 from toolwire.invalid_utf8 import REPLACEMENT, mark_invalid_utf8
 from toolwire.jsontext import dumps, json_type
 from toolwire.providers.envelope import (
+    SPARE_LEARNINGS,
     TEXT,
     Envelope,
     EnvelopeFields,
@@ -254,12 +255,6 @@ class WireDecoder(ABC):
 
 _ROLES = len(Role)  # (an enum's len is a Python call: counted once)
 
-# envelopes a decoder may learn (or try to learn) beyond the blocks they matched: a
-# server that changes its bytes every message (a random field, a per-message id) soon
-# stops the learning
-_SPARE_LEARNINGS = 4
-
-
 # no envelope's fields (``Envelope.fields``): never read, the loop asks for an envelope
 # first (a failed compare on every block cost a short stream 5%)
 _NO_ENVELOPE: EnvelopeFields = (b"\0", b"\0", b"", False, None, -1, b"", b"")
@@ -431,20 +426,13 @@ class SSEWireDecoder(WireDecoder):
                                 room += size
                                 continue
                             # text empty or as long as the text so far (a possible snapshot,
-                            # F7) goes to the assembler as the decoder would give it: appended
-                            # if it repeats nothing, else through the routing decisions
+                            # F7): the run before it first, then it (``_routed_arguments``)
                             if run:
                                 sink.extend_arguments(slot, run)
                                 hits += len(run)
                                 run = []
                             hits += 1
-                            try:
-                                if not sink.fast_arguments(slot, value):
-                                    sink.tool(slot, None, None, value)
-                            except Exception as exc:  # as ``dispatch``: never end the stream
-                                sink.error(
-                                    f"could not take {self.format_name} arguments: {exc!r}", value
-                                )
+                            self._routed_arguments(slot, value)
                             continue
                         said.append(value)  # (counted when handed on; "" joins as nothing)
                         continue
@@ -536,6 +524,18 @@ class SSEWireDecoder(WireDecoder):
             elif said:
                 self.text_run(said, role is not TEXT)
 
+    def _routed_arguments(self, slot: int, value: str) -> None:
+        """Argument text read by an envelope that the plain append's rule does not
+        take (empty, or as long as the call's text so far: a possible snapshot, F7),
+        handed on as the decoder would hand it: appended if it repeats nothing, else
+        through the routing decisions."""
+        sink = self.sink
+        try:
+            if not sink.fast_arguments(slot, value):
+                sink.tool(slot, None, None, value)
+        except Exception as exc:  # as ``dispatch``: never end the stream
+            sink.error(f"could not take {self.format_name} arguments: {exc!r}", value)
+
     def _hand_run(self, slot: int, run: list[str], room: int) -> None:
         """Argument text read by the envelope of the call at ``slot``, in order, handed
         on as the decoder would hand each: appended plainly where the plain append's
@@ -566,11 +566,7 @@ class SSEWireDecoder(WireDecoder):
             if start < i:
                 sink.extend_arguments(slot, run[start:i])
             start = i + 1
-            try:
-                if not sink.fast_arguments(slot, value):
-                    sink.tool(slot, None, None, value)
-            except Exception as exc:  # as ``dispatch``: never end the stream
-                sink.error(f"could not take {self.format_name} arguments: {exc!r}", value)
+            self._routed_arguments(slot, value)
             room = sink.open_size(slot)
         if not start:  # (each taken: the text joined above, not joined again)
             sink.extend_arguments(slot, [text])
@@ -618,7 +614,7 @@ class SSEWireDecoder(WireDecoder):
         shape (else it is searched for); ``number``: the key token and colon of a member
         whose integer may differ in the blocks the envelope reads (``Envelope.gap``)."""
         if (
-            self._learned + self._missed > _SPARE_LEARNINGS + self._hits
+            self._learned + self._missed > SPARE_LEARNINGS + self._hits
             or self.sink.invalid_utf8 is not None
             or self._parsed
             or self.repaired  # (read after repairs: its bytes are not what it means)

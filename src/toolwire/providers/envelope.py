@@ -94,6 +94,12 @@ def padded_token(block: bytes, start: int, core: bytes, obfuscated: bool = False
     return block[start : len(head) + 1]
 
 
+# envelopes a decoder may learn (or try to learn) beyond the blocks they read: a server
+# that changes its bytes every message (a random field, a per-message id) soon stops
+# the learning (``SSEWireDecoder.learn``, ``GeminiDecoder``'s chunks of text)
+SPARE_LEARNINGS = 4
+
+
 # an envelope's fields as ``SSEWireDecoder._blocks`` reads them (``Envelope.fields``)
 EnvelopeFields = tuple[bytes, bytes, bytes, bool, Role | None, int, bytes, bytes]
 

@@ -26,6 +26,7 @@ from toolwire.providers.base import JsonStreamDecoder, Raw, raw_text, token_coun
 from toolwire.providers.envelope import (
     DIGITS_AS_ZERO,
     MOST_FIXED,
+    SPARE_LEARNINGS,
     TEXT,
     integer_shape,
     learn_envelope,
@@ -56,9 +57,6 @@ class TextEnvelope(NamedTuple):
 
 
 _USAGE_KEY = b'"usageMetadata"'
-# envelopes a stream may learn (or try to) beyond the blocks they read (as
-# ``SSEWireDecoder.learn``)
-_SPARE_LEARNINGS = 4
 
 
 def _read_text(chunk: Any) -> Any:
@@ -352,7 +350,7 @@ class GeminiDecoder(JsonStreamDecoder):
         self._hits += hits
         # (a learn costs what 8 blocks read by its envelope save: learning after each
         # hit made a stream of two chunk shapes in turn 2-3x slower, review 16 #3)
-        return self._learned + self._missed <= _SPARE_LEARNINGS + self._hits // 8
+        return self._learned + self._missed <= SPARE_LEARNINGS + self._hits // 8
 
     def _on_text(self, data: str) -> None:
         if not data or data == "[DONE]":
