@@ -199,3 +199,56 @@ def test_crlf_pieces_cut_as_they_are_give_the_blocks_of_their_lf_copies(
     fast = blocks()
     with mock.patch.object(SSEDecoder, "splits_crlf", False):
         assert fast == blocks()
+
+
+def _part_messages(decoder: SSEDecoder, piece: bytes, lead: bytes) -> list[SSEMessage]:
+    """The messages of one read through ``feed_parts`` (``feed_blocks`` where it gives
+    None), each part read as the block or blocks that ``lead`` and it make."""
+    cut = decoder.feed_parts(piece, lead)
+    if cut is None:
+        blocks = decoder.feed_blocks(piece)
+    else:
+        before, parts = cut
+        blocks = [*before, *(b for part in parts for b in (lead + part).split(b"\n\n"))]
+    return [m for m in map(decoder.message, blocks) if m is not None]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(
+                *[st.sampled_from([b"event: a.delta", b"data: x", b"", b""])] * 3,
+                st.sampled_from([b"event: ", b"event:e", b"even", b"event: \xe4\xb8"]),
+                _FIELD_LINES,
+            ),
+            st.sampled_from([b"\n"] * 60 + [b"\r\n", b"\r"]),
+        ),
+        max_size=24,
+    ),
+    # (a stream's first read goes to ``feed_blocks``: most streams here are cut early)
+    st.lists(st.integers(0, 300), max_size=10).map(lambda cuts: [3, *cuts]),
+    st.booleans(),
+)
+@example([(b"event: e", b"\n"), (b"data: x", b"\n"), (b"", b"\n")] * 2, [], False)
+@example([(b"data: x", b"\n"), (b"", b"\n"), (b"", b"\n"), (b"event: e", b"\n")] * 2, [], False)
+@example([(b"event: e", b"\n"), (b"", b"\n")] * 3, [9, 1], False)  # the lead across reads
+@example([(b"event: e", b"\n"), (b"", b"\n"), (b"data: x", b"\n"), (b"", b"\n")] * 2, [], False)
+def test_parts_cut_at_a_lead_read_like_the_line_decoder(
+    lines: list[tuple[bytes, bytes]], cuts: list[int], bom: bool
+) -> None:
+    """``feed_parts`` (a blank line and ``event: ``, a longer needle than a blank line,
+    as Responses' decoder cuts its pieces) gives each read the messages the line
+    decoder gives it, however the stream is cut: blocks of other fields between, blank
+    lines across reads, more than one blank line, CRs, a byte order mark."""
+    from sse_reference import SSEDecoder as LineDecoder
+
+    body = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + eol for line, eol in lines)
+    pieces, start = [], 0
+    for cut in sorted(set(c for c in cuts if c <= len(body))):
+        pieces.append(body[start:cut])
+        start = cut
+    pieces.append(body[start:])
+    oracle, dec = LineDecoder(), SSEDecoder()
+    assert [_part_messages(dec, p, b"event: ") for p in pieces] == [oracle.feed(p) for p in pieces]
+    assert dec.close() == oracle.close()

@@ -25,6 +25,13 @@ class SSEMessage(NamedTuple):
 
 _BOM = b"\xef\xbb\xbf"
 
+# the bytes of a piece below which ``feed_parts`` leaves it to ``feed_blocks``: a piece
+# of one or two messages (as a server writes them, one at a time) is cut at its blank
+# lines in fewer steps than at the longer needle and then at them
+_FEW_BLOCKS = 512
+# the bytes of a block ``feed_parts`` gives whole rather than as a part (see there)
+_LONG_PART = 16384
+
 
 class SSEDecoder:
     """``feed(bytes) -> messages``; ``close() -> messages`` flushes an unterminated one.
@@ -123,6 +130,64 @@ class SSEDecoder:
         if tail:
             pending.append(tail)
         return blocks
+
+    def feed_parts(self, chunk: bytes | str, lead: bytes) -> tuple[list[bytes], list[bytes]] | None:
+        """``feed_blocks`` for a stream whose blocks open with ``lead`` (``event: ``,
+        for one): what ``chunk`` completes, as the blocks before its first blank line
+        followed by ``lead``, then the parts after each such line, ``lead`` cut off.
+        A part is followed by a blank line: ``lead`` and the part are one block or
+        more (a block may hold a blank line's LFs at its end, ``lead`` none). None
+        where ``chunk`` must go to ``feed_blocks``: the stream's first bytes, a piece
+        of a few hundred bytes, one with a CR, one with a blank line but none
+        followed by ``lead``, or not bytes.
+
+        (A longer needle is found faster than a blank line: 4 KB pieces of Responses'
+        events are cut at ``\n\nevent: `` in ~60% of the time, and a part's reader
+        compares a shorter opening.)"""
+        if self._head is not None or self._skip_lf or type(chunk) is not bytes:
+            return None
+        if len(chunk) < _FEW_BLOCKS or chunk.partition(b"\r")[1]:
+            return None
+        pending = self._pending
+        if chunk.find(b"\n\n") < 0 and not (
+            pending and chunk[:1] == b"\n" and pending[-1][-1:] == b"\n"
+        ):
+            # no blank line, none across the join: the piece ends no block (one
+            # search, where ``feed_blocks`` would search it again: a long block, the
+            # call's last event with all its arguments, came in pieces searched twice)
+            pending.append(chunk)
+            return [], []
+        parts = chunk.split(b"\n\n" + lead)
+        if len(parts) == 1:
+            return None
+        # the first part ends at a blank line: its blocks are whole; opened by the lead
+        # (a block begun in the piece before, most often), it is a part too, unless long
+        # (the call's last event, with all its arguments: a part a reader does not take
+        # is cut again at its blank lines, a search through all of it)
+        first = start = parts[0]
+        if pending:
+            pending.append(start)
+            first = b"".join(pending)
+            pending.clear()
+        blocks: list[bytes] = []
+        if len(first) < _LONG_PART and (opened := first.removeprefix(lead)) is not first:
+            parts[0] = opened
+        else:
+            if start is not first and start.find(b"\n\n") < 0 and start[:1] != b"\n":
+                blocks = [first]  # (what was pending holds no blank line: one block)
+            elif first:
+                blocks = first.split(b"\n\n")
+            del parts[0]
+        last = parts.pop()
+        whole, blank, rest = last.rpartition(b"\n\n")
+        if blank:
+            parts.append(whole)  # (ends at a blank line: its blocks are whole)
+            if rest:
+                pending.append(rest)
+        else:
+            pending.append(lead)
+            pending.append(last)
+        return blocks, parts
 
     # whether a piece of CRLF lines is cut at its blank lines as it is (``_crlf_blocks``;
     # off: every piece with a CR is made LF first, for tests)

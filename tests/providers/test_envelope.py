@@ -1024,12 +1024,36 @@ def responses_stream(
     return b"".join(out)
 
 
+# ways a stream's events may be framed besides one blank line after each (every few
+# events): a keep-alive comment between, a second blank line, an event without its
+# ``event:`` line, CRLF line ends
+FRAMINGS = ["plain", "comment", "blank", "unnamed", "crlf"]
+
+
+def framed(data: bytes, framing: str) -> bytes:
+    blocks = data.split(b"\n\n")
+    for i in range(2, len(blocks) - 1, 3):
+        if framing == "comment":
+            blocks[i] += b"\n\n: keep-alive"
+        elif framing == "blank":
+            blocks[i] += b"\n"
+        elif framing == "unnamed":
+            blocks[i] = blocks[i][blocks[i].find(b"\n") + 1 :]
+        elif framing == "crlf":
+            blocks[i] = blocks[i].replace(b"\n", b"\r\n") + b"\r"
+    return b"\n\n".join(blocks)
+
+
 def assert_responses_envelopes_change_nothing(
-    data: bytes, cuts: list[int], obfuscations: list[bytes] | None = None, damaged: int = 0
+    data: bytes,
+    cuts: list[int],
+    obfuscations: list[bytes] | None = None,
+    damaged: int = 0,
+    framing: str = "plain",
 ) -> None:
     """``data`` (given ``obfuscations`` as OpenAI's API gives them; every ``damaged``-th
-    data line without the quote that closes its delta) reads the same with and without
-    envelopes."""
+    data line without the quote that closes its delta; framed as ``framing`` says)
+    reads the same with and without envelopes."""
     if obfuscations:
         data = obfuscate(data, obfuscations)
     if damaged:
@@ -1037,6 +1061,7 @@ def assert_responses_envelopes_change_nothing(
         for i in range(damaged, len(lines), damaged):
             lines[i] = lines[i].replace(b'","obfuscation"', b',"obfuscation"')
         data = b"\n".join(lines)
+    data = framed(data, framing)
     with no_envelopes():
         slow, slow_events = parse(data, cuts, "openai-responses")
     fast, fast_events = parse(data, cuts, "openai-responses")
@@ -1063,13 +1088,19 @@ EMPTY_DELTAS.append((0, '"}', 1))
     st.lists(st.integers(0, 8000), max_size=12),
     st.one_of(st.none(), OBFUSCATIONS),
     st.sampled_from([0, 0, 3, 7]),
+    st.sampled_from(FRAMINGS),
 )
-@example(RESPONSES_STEPS, [None], True, True, [], None, 0)
-@example(RESPONSES_STEPS, [None, b"07"], True, True, [], [b'"Xk3"'], 0)
-@example(RESPONSES_STEPS, [None, b""], True, True, [], [b'"Xk3"'], 0)
-@example(RESPONSES_STEPS, [None, b"1.5", b"-1"], True, False, [], [b'"a\\"b"', b'""'], 0)
-@example(RESPONSES_STEPS, [None], True, True, [], [b'"Xk3"'], 7)
-@example(EMPTY_DELTAS, [None], True, True, list(range(0, 4000, 7)), [b'"Xk3"'], 0)
+@example(RESPONSES_STEPS, [None], True, True, [], None, 0, "plain")
+@example(RESPONSES_STEPS, [None, b"07"], True, True, [], [b'"Xk3"'], 0, "plain")
+@example(RESPONSES_STEPS, [None, b""], True, True, [], [b'"Xk3"'], 0, "plain")
+@example(RESPONSES_STEPS, [None, b"1.5", b"-1"], True, False, [], [b'"a\\"b"', b'""'], 0, "plain")
+@example(RESPONSES_STEPS, [None], True, True, [], [b'"Xk3"'], 7, "plain")
+@example(EMPTY_DELTAS, [None], True, True, list(range(0, 4000, 7)), [b'"Xk3"'], 0, "plain")
+@example(RESPONSES_STEPS, [None], True, True, list(range(9, 4000, 301)), [b'"k"'], 0, "comment")
+@example(RESPONSES_STEPS, [None], True, True, list(range(9, 4000, 301)), [b'"k"'], 0, "blank")
+@example(RESPONSES_STEPS, [None], True, True, list(range(9, 4000, 301)), [b'"k"'], 0, "unnamed")
+@example(RESPONSES_STEPS, [None], True, True, list(range(9, 4000, 301)), [b'"k"'], 0, "crlf")
+@example(RESPONSES_STEPS, [None], True, True, list(range(9, 4000, 301)), [b'"k"'], 5, "blank")
 def test_responses_envelopes_change_nothing_but_the_grouping_of_deltas(
     steps: list[tuple[int, str, int]],
     numbers: list[bytes | None],
@@ -1078,13 +1109,53 @@ def test_responses_envelopes_change_nothing_but_the_grouping_of_deltas(
     cuts: list[int],
     obfuscations: list[bytes] | None,
     damaged: int,
+    framing: str,
 ) -> None:
     """Responses events, read by envelopes that let the sequence number differ, give
     what they give read the slow way, in any split: with the number as the API writes
-    it or otherwise, with and without OpenAI's obfuscation member and event lines, and
-    with deltas whose closing quote is lost."""
+    it or otherwise, with and without OpenAI's obfuscation member and event lines,
+    with deltas whose closing quote is lost, and framed in other ways (``FRAMINGS``:
+    the envelope's pieces are cut at a blank line and ``event:``, ``feed_parts``)."""
     data = responses_stream(steps, numbers, compact, event_lines)
-    assert_responses_envelopes_change_nothing(data, cuts, obfuscations, damaged)
+    assert_responses_envelopes_change_nothing(data, cuts, obfuscations, damaged, framing)
+
+
+# runs of deltas of one kind (arguments, text, reasoning): each kind's envelope reads
+# its run (one kind after another, the decoder learns the next one's envelope)
+RUNS = st.lists(
+    st.tuples(st.sampled_from([0, 0, 3, 4]), st.lists(PIECES, min_size=1, max_size=30)),
+    min_size=1,
+    max_size=4,
+).map(lambda runs: [(kind, piece, 1) for kind, pieces in runs for piece in pieces])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    RUNS,
+    st.sampled_from([[None], [None], [None, b"07"], [None, b"1.5"]]),
+    # (mostly as the API writes them: other values leave the deltas to the slow way)
+    st.just([b'"Xk3"', b'""', b'"9fQ0ZbT1wLm2"']) | st.just([b'"a"']) | OBFUSCATIONS,
+    st.sampled_from([1, 5, 64, 230, 1000, 4096]),
+    st.sampled_from([0, 0, 3]),
+    st.sampled_from(FRAMINGS),
+)
+@example(RESPONSES_STEPS * 3, [None], [b'"Xk3"', b'""'], 230, 0, "comment")
+@example(RESPONSES_STEPS * 3, [None], [b'"Xk3"', b'"a\\"b"'], 230, 0, "blank")
+def test_responses_pieces_cut_at_event_lines_read_as_the_slow_way(
+    steps: list[tuple[int, str, int]],
+    numbers: list[bytes | None],
+    obfuscations: list[bytes],
+    size: int,
+    damaged: int,
+    framing: str,
+) -> None:
+    """Responses events in the API's shape (named, compact, numbered, obfuscated), fed
+    in pieces of one size: once an envelope is learned, its pieces are cut at a blank
+    line and ``event:`` (``SSEDecoder.feed_parts``) and read by ``_numbered_run``; what
+    they give is what the slow way gives."""
+    data = responses_stream([(0, '{"city": "', 1), *steps], numbers, True, True)
+    cuts = list(range(size, len(data) + size, size))
+    assert_responses_envelopes_change_nothing(data, cuts, obfuscations, damaged, framing)
 
 
 def test_responses_deltas_are_read_by_envelopes() -> None:

@@ -223,6 +223,30 @@ def test_the_common_block_reads_as_the_general_path_reads(
     assert fast == general
 
 
+# the pieces of blocks for the common block's two readers
+_BLOCK_ATOMS = [b"event: ", b"event:", b"data: ", b"data: {", b"data:{", b"{", b"x", b"\n", b"\r"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_BLOCK_ATOMS) | st.binary(max_size=3), max_size=12))
+@example([b"event: ", b"x", b"\n", b"data: {", b"x"])
+@example([b"data: {", b"x"])
+@example([b"event: ", b"x", b"\n", b"data: {", b"\n"])
+@example([b"event: ", b"\n", b"data: {"])
+@example([b"event: ", b"x"])
+def test_a_long_block_is_matched_as_the_pattern_matches_it(atoms: list[bytes]) -> None:
+    """``_long_common_block`` (searches for a line end, for blocks of 4 KB and more)
+    finds what ``_common_block`` (a pattern) finds, in any block: the event name and
+    the data line, or nothing."""
+    block = b"".join(atoms)
+    found = base._common_block(block)
+    assert base._long_common_block(block) == (found if found is None else found.group(0, 1, 2))
+    # the same with a long value in the block's last line
+    longer = block + b"y" * 5000
+    found = base._common_block(longer)
+    assert base._long_common_block(longer) == (found if found is None else found.group(0, 1, 2))
+
+
 def test_a_padded_stream_takes_its_padded_terminal_and_idle_blocks_by_their_bytes() -> None:
     """The API's padded first message says the stream pads: its empty text block's
     start and its terminal message, padded, are taken by a compare, not read."""
