@@ -7,6 +7,7 @@ import time
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from toolwire import sse
 from toolwire.sse import SSEDecoder, SSEMessage
 
 
@@ -240,7 +241,10 @@ def test_parts_cut_at_a_lead_read_like_the_line_decoder(
     """``feed_parts`` (a blank line and ``event: ``, a longer needle than a blank line,
     as Responses' decoder cuts its pieces) gives each read the messages the line
     decoder gives it, however the stream is cut: blocks of other fields between, blank
-    lines across reads, more than one blank line, CRs, a byte order mark."""
+    lines across reads, more than one blank line, CRs, a byte order mark. (Pieces of
+    any size cut: it leaves those under ``_FEW_BLOCKS`` bytes to ``feed_blocks``.)"""
+    from unittest import mock
+
     from sse_reference import SSEDecoder as LineDecoder
 
     body = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + eol for line, eol in lines)
@@ -250,5 +254,7 @@ def test_parts_cut_at_a_lead_read_like_the_line_decoder(
         start = cut
     pieces.append(body[start:])
     oracle, dec = LineDecoder(), SSEDecoder()
-    assert [_part_messages(dec, p, b"event: ") for p in pieces] == [oracle.feed(p) for p in pieces]
+    with mock.patch.object(sse, "_FEW_BLOCKS", 0), mock.patch.object(sse, "_LONG_PART", 40):
+        read = [_part_messages(dec, p, b"event: ") for p in pieces]
+    assert read == [oracle.feed(p) for p in pieces]
     assert dec.close() == oracle.close()

@@ -132,14 +132,19 @@ class SSEDecoder:
         return blocks
 
     def feed_parts(self, chunk: bytes | str, lead: bytes) -> tuple[list[bytes], list[bytes]] | None:
-        """``feed_blocks`` for a stream whose blocks open with ``lead`` (``event: ``,
-        for one): what ``chunk`` completes, as the blocks before its first blank line
-        followed by ``lead``, then the parts after each such line, ``lead`` cut off.
-        A part is followed by a blank line: ``lead`` and the part are one block or
-        more (a block may hold a blank line's LFs at its end, ``lead`` none). None
-        where ``chunk`` must go to ``feed_blocks``: the stream's first bytes, a piece
-        of a few hundred bytes, one with a CR, one with a blank line but none
-        followed by ``lead``, or not bytes.
+        """``feed_blocks`` for a stream whose blocks open with ``lead``
+        (``event: response.``, for one), cut at each blank line followed by ``lead``:
+        what ``chunk`` completes, as blocks, then parts. The blocks are those before
+        the first such line; the parts follow each such line, ``lead`` cut off, and
+        each is followed by a blank line: ``lead`` and the part make one block or more
+        (a block may end in a blank line's LFs, ``lead`` holds none). What came before
+        the first such line is a part too where it opens with ``lead`` (a block begun
+        in the read before, most often) and is shorter than ``_LONG_PART``.
+
+        None where ``chunk`` must go to ``feed_blocks``: the stream's first bytes, a
+        piece of less than ``_FEW_BLOCKS`` bytes, one with a CR, one with a blank line
+        (or one across the join with what is pending) but none followed by ``lead``,
+        or not bytes. ``[], []`` for a piece with no blank line, kept pending.
 
         (A longer needle is found faster than a blank line: 4 KB pieces of Responses'
         events are cut at ``\n\nevent: `` in ~60% of the time, and a part's reader

@@ -189,14 +189,15 @@ class Envelope:
             core + OBFUSCATION if self.obfuscated else b"",
         )
 
-        # For an envelope of named events with a number and an obfuscation member, the
-        # string right before it (Responses' deltas: ``SSEWireDecoder._numbered_run``),
-        # what the stream's blocks are taken to open with, cut at (``feed_parts``): the
-        # event line up to the first dot of its name, ``event: response.`` (a longer
-        # needle, found faster: 4 KB pieces of Responses' events in ~85% of the time
-        # that ``event: `` alone takes); else empty.
+        # For an envelope of named events with a number (``gap``) and OpenAI's
+        # obfuscation member at the end (Responses' deltas, read by
+        # ``SSEWireDecoder._numbered_run``): what the stream's blocks are taken to open
+        # with, to cut its reads at (``SSEDecoder.feed_parts``): the event line up to the
+        # first dot of its name, ``event: response.`` (a longer needle, found faster:
+        # 4 KB pieces of Responses' events in ~85% of the time that ``event: `` alone
+        # takes). Else empty.
         self.lead = b""
-        if gap and self.obfuscated and core == b'"' and prefix.startswith(EVENT_LEAD):
+        if gap and self.obfuscated and prefix.startswith(EVENT_LEAD):
             line = prefix[: prefix.find(b"\n")]
             dot = line.find(b".")
             self.lead = line[: dot + 1] if dot >= 0 else EVENT_LEAD
