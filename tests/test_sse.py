@@ -113,6 +113,17 @@ def test_never_raises_on_arbitrary_bytes(data: bytes) -> None:
     decode([data[:7], data[7:]])
 
 
+def _cut_lines(lines: list[tuple[bytes, bytes]], cuts: list[int], bom: bool) -> list[bytes]:
+    """The lines, each with its line end (a byte order mark first), cut at ``cuts``."""
+    body = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + eol for line, eol in lines)
+    pieces, start = [], 0
+    for cut in sorted(set(c for c in cuts if c <= len(body))):
+        pieces.append(body[start:cut])
+        start = cut
+    pieces.append(body[start:])
+    return pieces
+
+
 _FIELD_LINES = st.sampled_from(
     [
         b"data: x",
@@ -147,12 +158,7 @@ def test_block_framing_reads_like_the_line_decoder(
     # the line-at-a-time decoder toolwire used before is the oracle, however it is cut
     from sse_reference import SSEDecoder as LineDecoder
 
-    body = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + eol for line, eol in lines)
-    pieces, start = [], 0
-    for cut in sorted(set(c for c in cuts if c <= len(body))):
-        pieces.append(body[start:cut])
-        start = cut
-    pieces.append(body[start:])
+    pieces = _cut_lines(lines, cuts, bom)
     # each message must come out of the same read as before: no added latency
     oracle, dec = LineDecoder(), SSEDecoder()
     assert [dec.feed(p) for p in pieces] == [oracle.feed(p) for p in pieces]
@@ -247,12 +253,7 @@ def test_parts_cut_at_a_lead_read_like_the_line_decoder(
 
     from sse_reference import SSEDecoder as LineDecoder
 
-    body = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + eol for line, eol in lines)
-    pieces, start = [], 0
-    for cut in sorted(set(c for c in cuts if c <= len(body))):
-        pieces.append(body[start:cut])
-        start = cut
-    pieces.append(body[start:])
+    pieces = _cut_lines(lines, cuts, bom)
     oracle, dec = LineDecoder(), SSEDecoder()
     with mock.patch.object(sse, "_FEW_BLOCKS", 0), mock.patch.object(sse, "_LONG_PART", 40):
         read = [_part_messages(dec, p, b"event: ") for p in pieces]
