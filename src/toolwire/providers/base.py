@@ -353,8 +353,9 @@ class SSEWireDecoder(WireDecoder):
                     if parts:
                         self._numbered(parts, envelope.lead)
                 elif parts:
-                    # (most pieces: ``_numbered``'s first step, written out: a call
-                    # less a 4 KB piece)
+                    # (most pieces: ``_numbered``, written out for the envelope just
+                    # checked: a call less a 4 KB piece, 0.65% of Responses' deltas'
+                    # instructions, callgrind)
                     taken = self._numbered_run(parts, envelope.lead, envelope.fields)
                     if taken < len(parts):
                         self._blocks(_blocks_of(parts, taken, envelope.lead))
@@ -374,11 +375,7 @@ class SSEWireDecoder(WireDecoder):
         taken = 0
         # (a numbered envelope whose opening holds the lead cut off: the parts' own
         # envelope, or one learned from a block read the slow way)
-        if (
-            envelope is not None
-            and envelope.lead
-            and (envelope.lead is lead or envelope.lead.startswith(lead))
-        ):
+        if envelope is not None and envelope.lead and envelope.lead.startswith(lead):
             taken = self._numbered_run(items, lead, envelope.fields)
         if taken < len(items):
             self._blocks(_blocks_of(items, taken, lead) if lead else items[taken:])
