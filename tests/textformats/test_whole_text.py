@@ -397,6 +397,18 @@ def test_text_fed_whole_and_closed_twice_reports_what_the_requests_report_F15(
     assert _fed(family, twice, fast=True) == _fed(family, twice, fast=False)
 
 
+@pytest.mark.parametrize(("family", "call", "spacing"), _SPLIT_CASES)
+@pytest.mark.parametrize("tail", ["<", "<tool_ca", "<|python_tag|", "<｜tool▁calls"])
+def test_a_tail_fed_after_text_read_whole_is_read_at_the_end_as_the_requests_read_it_F35(
+    family: str, call: str, spacing: str, tail: str
+) -> None:
+    """Text read whole up to its end, then a delta that may still become a marker, then
+    the end: the tail is read as ``until`` reads it at the end, where ``<`` alone is a
+    marker with tools declared (it was emitted as one piece of text)."""
+    steps: list[str | None] = [f"{_PROSE}{call}{spacing}{_PROSE}", tail, None]
+    assert _fed(family, steps, fast=True) == _fed(family, steps, fast=False)
+
+
 def test_text_fed_whole_is_read_without_starting_the_grammar() -> None:
     """The bench's shape in Hermes, read whole and closed, never starts the grammar
     (its generators were a tenth of a 2 KB parse), nor does prose alone."""

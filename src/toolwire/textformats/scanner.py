@@ -408,16 +408,16 @@ class TextScanner:
     def close(self) -> None:
         """End of stream: flush held text; open calls are reported truncated (F1)."""
         if not self._failed:
+            if self._gen is None and self._resume is False and self._pos < len(self._buf):
+                # read whole before the grammar started (see ``_start``) up to a tail
+                # that did not become a marker: read at the end by ``until``, as
+                # without that reading (it may hold a shorter marker: ``<`` where
+                # tools are declared, F35). (After a call, ``_resume`` True, only
+                # whitespace ``_after_call`` drops is left.)
+                self._start()
             if self._gen is not None:
                 self._eof = True
                 self._drive()
-            elif self._resume is False:
-                # read whole before the grammar started (see ``_start``) up to a tail
-                # that did not become a marker: ``until`` emits it at the end (after a
-                # call, ``_resume`` True, only whitespace ``_after_call`` drops is left)
-                rest = self._buf[self._pos :]
-                if rest:
-                    self.sink.text(rest)
         if self._open_calls:
             for index in sorted(self._open_calls):
                 self.sink.close_call(index=index, truncated=True)
