@@ -230,10 +230,13 @@ def _prepared(prior: str) -> CallAssembler:
     raw=argument_texts(),
     repairs=st.lists(st.sampled_from(["python_literal", "name_guess"]), max_size=2),
     prior=st.sampled_from(["none", "closed", "open"]),
+    after=st.sampled_from(["", '{"b": 2}', ' {"b"']),
 )
 def test_whole_call_matches_tool_tool_close(
-    name: str | None, raw: str, repairs: list[str], prior: str
+    name: str | None, raw: str, repairs: list[str], prior: str, after: str
 ) -> None:
+    """The same events, and the same slots for what follows: a fragment at the same
+    index after it (``after``), each slot's value so far."""
     one = _prepared(prior)
     taken = one.whole_call(0, name, raw, repairs, _loaded(raw))
     steps = _prepared(prior)
@@ -242,6 +245,12 @@ def test_whole_call_matches_tool_tool_close(
         steps.tool(0, None, None, raw)
         steps.close_call(index=0)
     assert taken == (prior != "open")  # an open call at the index needs routing
+    for sink in (one, steps):
+        if after:
+            sink.tool(0, None, "tool", after)
+    assert [repr(one.partial_arguments(n)) for n in range(len(one._slots))] == [
+        repr(steps.partial_arguments(n)) for n in range(len(steps._slots))
+    ]
     one.end()
     steps.end()
     assert _events(one) == _events(steps)
