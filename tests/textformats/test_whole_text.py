@@ -331,7 +331,8 @@ def test_text_fed_whole_reports_what_the_requests_report_F15(
 
 def test_text_fed_whole_is_read_without_the_requests() -> None:
     """The bench's shape (prose, then a call, four times) goes the whole-text way, so
-    the test above compares the two paths on it."""
+    the test above compares the two paths on it. (Llama 3 JSON's is read in one pass
+    before, ``test_usual_text.py``; with a tail that pass declines, it goes this way.)"""
     from toolwire.assemble import CallAssembler
     from toolwire.spec import ToolSpec
     from toolwire.textformats import make_extractor
@@ -341,6 +342,8 @@ def test_text_fed_whole_is_read_without_the_requests() -> None:
             f"Some prose, long enough to read whole at once.\n{_call(family, 'ping', {})}\n"
             for _ in range(4)
         )
+        if family == "llama3_json":
+            text += "<|python_"
         tools = [ToolSpec.from_dict(t) for t in TOOLS]
         sink = CallAssembler(tools)
         extractor = make_extractor(family, sink, tools)
@@ -505,8 +508,10 @@ def test_an_end_tag_right_after_a_call_is_dropped_without_a_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """One search fewer than with the tag after a space (the test above holds the
-    two ways to the same events)."""
-    from toolwire.textformats.scanner import Markers
+    two ways to the same events). (Without the one pass that reads such text first,
+    ``test_usual_text.py``.)"""
+    from toolwire.textformats.llama3_json import Llama3JsonExtractor
+    from toolwire.textformats.scanner import Markers, TextScanner
 
     searches: list[int] = []
     original = Markers.search_near
@@ -516,6 +521,7 @@ def test_an_end_tag_right_after_a_call_is_dropped_without_a_search(
         return original(self, buf, pos, window)
 
     monkeypatch.setattr(Markers, "search_near", counted)
+    monkeypatch.setattr(Llama3JsonExtractor, "usual_text", TextScanner.usual_text)
     _fed("llama3_json", [f"{_PROSE}\n{_LLAMA_CALL}<|eom_id|>{_PROSE}", None], fast=True)
     right_after = len(searches)
     searches.clear()

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 
-from toolwire.textformats.jsoncalls import CALL, envelope, read_whole_envelope, whole_envelope
+from toolwire.textformats.jsoncalls import (
+    CALL,
+    envelope,
+    read_usual_text,
+    read_whole_envelope,
+    whole_envelope,
+)
 from toolwire.textformats.scanner import Grammar, TextScanner
 
 _OBJECT = re.compile(r"[ \t\r\n]{0,64}(?=\{)")
@@ -38,6 +44,7 @@ class Llama3JsonExtractor(TextScanner):
     WHOLE_CLOSE = STRAY
     WHOLE_TAKE = False
     whole_calls = read_whole_envelope
+    usual_text = read_usual_text
 
     def call(self, marker: str) -> Grammar:
         r = yield from self.after_marker(("{",))

@@ -461,7 +461,12 @@ class TextScanner:
             and (self._plain_start or self._no_call_at_start())
         ):
             try:
-                read = self._whole_text()
+                usual = self.usual_text()
+                if usual is None:
+                    read = self._whole_text()
+                else:
+                    read = None  # all of it read, as ``_whole_text`` answers
+                    self._report(usual)
             except Exception as exc:  # as in ``_drive``: never raise on model text
                 self._fail(exc)
                 return
@@ -593,6 +598,30 @@ class TextScanner:
         ``call`` is needed: anything but the usual shape, or not all of it here yet.
         Default: always None."""
         return None
+
+    def usual_text(self) -> list[str | WholeCall] | None:
+        """Family hook for text fed whole, tried before ``_whole_text``: all of the
+        buffer read in one pass where it is in the family's usual shape alone, as
+        the prose and calls ``_whole_text`` would report for it, in order; None,
+        nothing read, for anything else. Default: always None."""
+        return None
+
+    def _report(self, read: list[str | WholeCall]) -> None:
+        """Report what ``usual_text`` read, all of the buffer: as ``_whole_text``
+        reports it (prose, then each call), the text read to its end (None)."""
+        sink = self.sink
+        for each in read:
+            if isinstance(each, str):
+                if each:
+                    sink.text(each)
+                continue
+            name, arguments, loaded = each
+            index = self._next_index  # (see ``_whole_text``)
+            if sink.whole_call(index, name, arguments, (), loaded):
+                self._next_index = index + 1
+            else:
+                self.whole_call(name, arguments, loaded=loaded)
+        self._pos = len(self._buf)
 
     def _whole_text(self) -> bool | None:
         """Prose, stray markup and calls in their usual shape, read from the buffer
