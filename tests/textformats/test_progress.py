@@ -92,6 +92,23 @@ def test_calls_without_their_closing_tag_look_ahead_for_it_once_per_feed_F22() -
     assert together < 3 * alone + 0.02, f"{together:.3f}s vs {alone:.3f}s apart"
 
 
+@pytest.mark.parametrize("tail", ["", "\n<", "\n<|eot_id|>"])
+def test_llama_calls_read_in_one_pass_look_for_each_end_tag_once_F22(tail: str) -> None:
+    """Llama 3 JSON read whole in one pass (``read_usual_text``): each call looks for the
+    first of its end tags; one that never comes (``<|eot_id|>``), or comes only at the
+    end, is not searched for to the end of the text once per call (review 20: 16,000
+    calls took 4.2 s, 4x for each doubling). A tail the pass declines (``<``) leaves
+    the text to ``_whole_text``, once."""
+    call = '\n<|python_tag|>{"name": "search", "parameters": {"query": "a"}}<|eom_id|>'
+    gc.disable()  # (see the test below)
+    try:
+        few = _seconds("llama3_json", "Prose." + call * 2000 + tail)
+        many = _seconds("llama3_json", "Prose." + call * 8000 + tail)
+    finally:
+        gc.enable()
+    assert many < 8 * few + 0.02, f"{many:.3f}s for 4x the calls of {few:.3f}s"
+
+
 @pytest.mark.parametrize(
     ("family", "call", "end"),
     [

@@ -576,6 +576,10 @@ def read_usual_text(sc: TextScanner) -> list[str | WholeCall] | None:
     start = sc.START[0]
     firsts = markers.firsts
     found: list[str | WholeCall] = []
+    # where each end tag next occurs (-1: nowhere), searched again only once passed:
+    # a tag that never comes (``<|eot_id|>`` beside ``<|eom_id|>``) is not looked for
+    # to the end of the text once per call (F22)
+    ahead: dict[str, int] = {}
     while True:
         at = buf.find(start, pos)
         prose = buf[pos:] if at < 0 else buf[pos:at]
@@ -594,7 +598,9 @@ def read_usual_text(sc: TextScanner) -> list[str | WholeCall] | None:
         # after the header, and a stray one
         end, tag = -1, ""
         for each in sc.WHOLE_CLOSE:
-            i = buf.find(each, after)
+            i = ahead.get(each)
+            if i is None or 0 <= i < after:
+                i = ahead[each] = buf.find(each, after)
             if i >= 0 and (end < 0 or i < end):
                 end, tag = i, each
         if end < head or buf[end - 1 : end] != "}" or tag not in strays:
