@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tf_harness import TOOLS
+from tf_harness import TOOLS, feed_steps, reading
 
 from toolwire.assemble import CallAssembler
 from toolwire.events import CallFinished, Event
 from toolwire.spec import ToolSpec
 from toolwire.textformats.llama3_json import Llama3JsonExtractor
-from toolwire.textformats.scanner import TextScanner
 
 _SPECS = [ToolSpec.from_dict(t) for t in TOOLS]
 _PROSE = [
@@ -68,21 +67,8 @@ def _read(steps: list[str | None], *, tools: bool, usual: bool, whole: bool) -> 
     specs = _SPECS if tools else []
     sink = CallAssembler(specs)
     extractor = Llama3JsonExtractor(sink, specs)
-    cls = Llama3JsonExtractor
-    assert cls._reads_whole and "usual_text" in vars(cls)
-    one_pass = cls.usual_text
-    if not usual:
-        cls.usual_text = TextScanner.usual_text  # type: ignore[method-assign]
-    cls._reads_whole = whole
-    try:
-        for step in steps:
-            if step is None:
-                extractor.close()
-            else:
-                extractor.feed(step)
-    finally:
-        cls._reads_whole = True
-        cls.usual_text = one_pass  # type: ignore[method-assign]
+    with reading(Llama3JsonExtractor, whole=whole, usual=usual):
+        feed_steps(extractor, steps)
     sink.end()
     return sink.events
 

@@ -13,7 +13,14 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tf_harness import TOOLS, check_split_invariance, parse_chunks, random_chunks
+from tf_harness import (
+    TOOLS,
+    check_split_invariance,
+    feed_steps,
+    parse_chunks,
+    random_chunks,
+    reading,
+)
 
 from toolwire.assemble import JsonScanner
 from toolwire.events import ToolCall
@@ -289,19 +296,10 @@ def _fed(family: str, steps: list[str | None], *, fast: bool) -> list[object]:
     from toolwire.textformats import EXTRACTORS, make_extractor
 
     tools = [ToolSpec.from_dict(t) for t in TOOLS]
-    cls = EXTRACTORS[family]
-    assert cls._reads_whole
     sink = CallAssembler(tools)
     extractor = make_extractor(family, sink, tools)
-    cls._reads_whole = fast
-    try:
-        for step in steps:
-            if step is None:
-                extractor.close()
-            else:
-                extractor.feed(step)
-    finally:
-        cls._reads_whole = True
+    with reading(EXTRACTORS[family], whole=fast):
+        feed_steps(extractor, steps)
     sink.end()
     return sink.events
 

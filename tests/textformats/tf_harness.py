@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolwire.events import StreamResult
 from toolwire.parser import StreamParser, parse_stream
+from toolwire.textformats.scanner import TextScanner
 
 CHUNKINGS = 50  # random re-chunkings per case, plus one byte at a time
 
@@ -120,3 +123,32 @@ def check_split_invariance(
         assert got == expected, (
             f"{label}: chunking #{run} {[c.decode('utf-8', 'replace') for c in chunks]}"
         )
+
+
+@contextmanager
+def reading(family: type[TextScanner], *, whole: bool, usual: bool = True) -> Iterator[None]:
+    """``family`` with text fed whole read before the grammar starts (``whole``; else by
+    the requests alone) and by its one pass first (``usual``, where it has one), until
+    the block ends."""
+    assert family._reads_whole
+    one_pass = vars(family).get("usual_text")
+    family._reads_whole = whole
+    if not usual:
+        family.usual_text = TextScanner.usual_text  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        family._reads_whole = True
+        if one_pass is not None:
+            family.usual_text = one_pass  # type: ignore[method-assign]
+        elif "usual_text" in vars(family):
+            del family.usual_text
+
+
+def feed_steps(extractor: TextScanner, steps: list[str | None]) -> None:
+    """Each step fed to ``extractor``: text, or None for ``close``."""
+    for step in steps:
+        if step is None:
+            extractor.close()
+        else:
+            extractor.feed(step)
