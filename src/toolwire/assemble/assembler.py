@@ -632,8 +632,6 @@ class CallAssembler:
         held = self._by_index.get(index)
         if held is not None and not held.closed:
             return False
-        if name and arguments and not repairs and self._as_sent(index, name, arguments, loaded):
-            return True
         # ``_new_slot`` written out: the slot is finished below, so it is never the
         # open one (callgrind: about 800 instructions less per call)
         slot = _Slot(len(self._slots), index, None)
@@ -653,36 +651,33 @@ class CallAssembler:
             slot.size = len(arguments)
             if slot.started_event:
                 self.events.append(ArgumentsDelta(slot.number, arguments))
+        if (
+            isinstance(name, str)
+            and name
+            and arguments
+            and not repairs
+            and self._finished_as_sent(slot, name, arguments, loaded)
+        ):
+            return True
         self._finish_slot(slot, truncated=False, loaded=loaded)
         return True
 
-    def _as_sent(self, index: int, name: str, arguments: str, loaded: Any) -> bool:
-        """A whole call at a free ``index`` that ``finisher.as_sent`` finishes (the
-        usual call, read as sent): its slot made finished and its events out, as
-        ``whole_call`` and ``_finish_slot`` would make them; False, nothing done, for
-        any other. (``_finish_slot``'s usual case written out: a whole-text parse
-        runs cold, and each step of the general one costs there.)"""
-        number = len(self._slots)
+    def _finished_as_sent(self, slot: _Slot, name: str, raw: str, loaded: Any) -> bool:
+        """``_finish_slot`` of a whole call's new slot, its name and argument text out
+        and nothing against it, where ``finisher.as_sent`` finishes the call (the usual
+        call, read as sent): that case written out. False, nothing done, for any
+        other. (Text fed whole runs cold, each step of the general finishing costing
+        there: a 2 KB Llama 3 JSON parse with 4 calls, 5.8 K instructions less of
+        330 K, callgrind.)"""
         try:
-            call = self.finisher.as_sent(None, name, arguments, number, loaded)
+            call = self.finisher.as_sent(None, name, raw, slot.number, loaded)
         except Exception:  # a finisher bug: ``_finish_slot`` reports it on the call
             return False
         if call is None:
             return False
-        slot = _Slot(number, index, None)
-        self._slots.append(slot)
-        self._by_index[index] = slot
-        self._open = None
-        slot.snapshots = False
-        slot.delimited = slot.started_event = slot.closed = slot.finished = True
-        slot.name = name
-        slot.parts.append(arguments)
-        slot.size = len(arguments)
+        slot.closed = slot.finished = True
         self._calls_made += 1
-        events = self.events
-        events.append(CallStarted(number, None, name))
-        events.append(ArgumentsDelta(number, arguments))
-        events.append(CallFinished(call))
+        self.events.append(CallFinished(call))
         return True
 
     def fast_arguments(self, index: int, text: str) -> bool:

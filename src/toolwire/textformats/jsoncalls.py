@@ -566,7 +566,7 @@ def read_usual_text(sc: TextScanner) -> list[str | WholeCall] | None:
     ``_whole_text``'s functions. ``bench_textformats_whole.py``, Llama 3 JSON, 2 KB
     with 4 calls right after ``gc.collect()``: agent-tool-parser's time over
     toolwire's went from 0.80 to 0.90-0.92 (medians of 8 runs), with ``CallAssembler``'s
-    ``_as_sent``. ``tests/textformats/test_usual_text.py`` checks that both report
+    ``_finished_as_sent``. ``tests/textformats/test_usual_text.py`` checks that both report
     the same events."""
     buf, pos = sc._buf, sc._pos
     markers = sc._text_markers
