@@ -499,29 +499,16 @@ def read_whole_envelope(sc: TextScanner, marker: str = "") -> list[WholeCall] | 
     string, other members, several objects, no tag yet). ``marker`` (the start
     marker just read) is not needed: only the hook's signature.
 
-    The families' ``whole_calls`` itself, with the tag search and ``try_loads``
-    written out: each function a parse runs costs cache misses when it runs cold,
+    The families' ``whole_calls`` itself, with ``try_loads`` written out (the tag
+    search is ``_first_close``, shared with ``read_usual_text``): each function a
+    parse runs costs cache misses when it runs cold,
     right after ``gc.collect()`` (see ``scanner._FAMILY_MARKERS``)."""
     buf, pos = sc._buf, sc._pos
     header = _whole_envelope_header(buf, pos)
     if header is None:
         return None
     name, head = header
-    # where each tag next occurs at or after ``pos``; the answers are kept until the
-    # next feed, so calls that each look ahead for a tag search the text once between
-    # them, not each to the buffer's end (linear when the tags never come, F22)
-    ahead = sc._ahead
-    end = -1
-    tag = ""
-    for each in sc.WHOLE_CLOSE:
-        known = ahead.get(each)
-        if known is not None and known[0] <= pos and (known[1] < 0 or known[1] >= pos):
-            found = known[1]
-        else:
-            found = buf.find(each, pos)
-            ahead[each] = (pos, found)
-        if found >= 0 and (end < 0 or found < end):
-            end, tag = found, each
+    end, tag = _first_close(sc, pos)
     if end < head or end == sc.whole_missed:
         return None
     # the object's end: before the JSON whitespace before the tag, at most
@@ -576,10 +563,6 @@ def read_usual_text(sc: TextScanner) -> list[str | WholeCall] | None:
     start = sc.START[0]
     firsts = markers.firsts
     found: list[str | WholeCall] = []
-    # where each end tag next occurs (-1: nowhere), searched again only once passed:
-    # a tag that never comes (``<|eot_id|>`` beside ``<|eom_id|>``) is not looked for
-    # to the end of the text once per call (F22)
-    ahead: dict[str, int] = {}
     while True:
         at = buf.find(start, pos)
         prose = buf[pos:] if at < 0 else buf[pos:at]
@@ -596,13 +579,7 @@ def read_usual_text(sc: TextScanner) -> list[str | WholeCall] | None:
         name, head = header
         # the first end tag after the marker, as ``read_whole_envelope`` finds it:
         # after the header, and a stray one
-        end, tag = -1, ""
-        for each in sc.WHOLE_CLOSE:
-            i = ahead.get(each)
-            if i is None or 0 <= i < after:
-                i = ahead[each] = buf.find(each, after)
-            if i >= 0 and (end < 0 or i < end):
-                end, tag = i, each
+        end, tag = _first_close(sc, after)
         if end < head or buf[end - 1 : end] != "}" or tag not in strays:
             return None
         arguments = buf[head : end - 1].rstrip()
@@ -612,6 +589,26 @@ def read_usual_text(sc: TextScanner) -> list[str | WholeCall] | None:
             return None
         found.append((name, arguments, loaded))
         pos = end + len(tag)
+
+
+def _first_close(sc: TextScanner, pos: int) -> tuple[int, str]:
+    """Where the first of the family's ``WHOLE_CLOSE`` tags occurs in the buffer at or
+    after ``pos``, and which (-1 and "" where none does). Each tag's answer is kept
+    until the next feed (``sc._ahead``), so calls that each look ahead for a tag search
+    the text once between them, not each to the buffer's end (linear when a tag never
+    comes, as ``<|eot_id|>`` beside ``<|eom_id|>``, F22)."""
+    buf, ahead = sc._buf, sc._ahead
+    end, tag = -1, ""
+    for each in sc.WHOLE_CLOSE:
+        known = ahead.get(each)
+        if known is not None and known[0] <= pos and (known[1] < 0 or known[1] >= pos):
+            found = known[1]
+        else:
+            found = buf.find(each, pos)
+            ahead[each] = (pos, found)
+        if found >= 0 and (end < 0 or found < end):
+            end, tag = found, each
+    return end, tag
 
 
 def _whole_envelope_header(buf: str, pos: int) -> tuple[str, int] | None:
