@@ -233,6 +233,28 @@ def test_the_whole_header_reads_what_the_streaming_header_reads(
         assert _decode_name(slow.group(1)) == fast.group(1)
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    lead=st.sampled_from(["", " ", "\n", "\u2003"]),
+    name=st.lists(st.sampled_from([*_NAME_PIECES, "a" * 250, "<|eom_id|>"]), max_size=4).map(
+        "".join
+    ),
+    key=st.sampled_from(['"arguments"', '"parameters"', '"args"', ' "parameters"']),
+    after=st.sampled_from(["{", "[", " {", '"', "1", ""]),
+)
+def test_the_header_as_models_write_it_is_read_as_the_pattern_reads_it(
+    lead: str, name: str, key: str, after: str
+) -> None:
+    """``_whole_envelope_header`` reads the usual header without the regex: the same
+    name and end as ``_SPACED_HEADER``, or None where it matches nothing, from any
+    position."""
+    from toolwire.textformats.jsoncalls import _SPACED_HEADER, _whole_envelope_header
+
+    text = f'x{lead}{{"name": "{name}", {key}: {after}'
+    m = _SPACED_HEADER.match(text, 1)
+    assert _whole_envelope_header(text, 1) == (m and (m.group(1), m.end()))
+
+
 # ``TextScanner._whole_text`` (text fed whole, read without the grammar's requests) must
 # report exactly what the requests report: the same events, in the same order, text
 # pieces included. Pieces near the shapes it reads, in any order, cut off anywhere.
